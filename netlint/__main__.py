@@ -1,0 +1,3 @@
+from netlint.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,55 @@
+"""Command line: ``netlint check|rules|rule|model|policy``. Exit codes: 0 clean, 1 findings, 2 error.
+
+Each subcommand lives in ``netlint.commands.<name>`` with ``add_parser`` and ``run``; they import
+their heavy dependencies inside ``run`` so start-up stays cheap.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+COMMANDS = ("check", "rules", "rule", "model", "policy")
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] in (["--version"], ["-V"]):
+        from netlint import __version__
+
+        print(f"netlint {__version__}")
+        return EXIT_CLEAN
+    parser = argparse.ArgumentParser(prog="netlint", description=__doc__.splitlines()[0])
+    parser.add_argument("-V", "--version", action="store_true", help="print the version and exit")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    modules = {}
+    for name in COMMANDS:
+        try:
+            module = importlib.import_module(f"netlint.commands.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"netlint.commands.{name}":
+                raise
+            continue
+        modules[name] = module
+        module.add_parser(sub)
+    if not argv or argv[0] not in modules and not argv[0].startswith("-"):
+        argv = ["check", *argv]  # `netlint PATH` means `netlint check PATH`, like ruff/yamllint
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse exits 2 on usage errors; keep that, but return it
+        return int(exc.code or 0)
+    if args.command is None:
+        parser.print_help()
+        return EXIT_ERROR
+    try:
+        return modules[args.command].run(args)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return EXIT_CLEAN
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""Subcommands of the netlint CLI (one module each)."""

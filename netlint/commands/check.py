@@ -1,0 +1,57 @@
+"""``netlint check [PATH...]``: lint an infra repo and report findings."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("check", help="lint files and directories (default: .)")
+    p.add_argument("paths", nargs="*", type=Path, help="files or directories (default: .)")
+    p.add_argument("--format", choices=("text", "json", "sarif", "github"), default=None,
+                   help="output format (default: text; github when GITHUB_ACTIONS=true)")
+    p.add_argument("--output-file", "-o", type=Path, help="write the report to this file")
+    p.add_argument("--select", help="comma-separated rule codes or prefixes to enable")
+    p.add_argument("--ignore", help="comma-separated rule codes or prefixes to disable")
+    p.add_argument("--config", type=Path, help="configuration file (default: found upward)")
+    p.add_argument("--inventory", type=Path, help="cluster inventory file")
+    p.add_argument("--exit-zero", action="store_true", help="exit 0 even when findings are reported")
+    p.add_argument("--fail-on", choices=("error", "warning", "info"),
+                   help="lowest severity that makes the exit code 1 (default: warning)")
+    p.add_argument("--statistics", action="store_true", help="show a count per rule")
+    p.add_argument("--quiet", "-q", action="store_true", help="print nothing; only the exit code")
+    p.add_argument("--jobs", type=int, default=None, help="worker processes for loading (default: CPUs)")
+
+
+def run(args) -> int:
+    from netlint.config import parse_codes
+    from netlint.engine import Options, lint
+    from netlint.findings import Severity
+    from netlint.reporters import render
+
+    opts = Options(paths=args.paths or [Path(".")], config_file=args.config, inventory=args.inventory,
+                   select=parse_codes(args.select) or None, ignore=parse_codes(args.ignore) or None,
+                   jobs=args.jobs)
+    missing = [p for p in opts.paths if not p.exists()]
+    if missing:
+        sys.stderr.write(f"netlint: error: no such file or directory: {missing[0]}\n")
+        return 2
+    report = lint(opts)
+    if report.config_errors:
+        for f in report.config_errors:
+            sys.stderr.write(f"{f.span.file}:{f.span.line}:{f.span.col}: {f.code} {f.message}\n")
+        return 2
+    fail_on = Severity.parse(args.fail_on or report.config.settings.fail_on)
+    failing = [f for f in report.findings if not f.suppressed and f.severity >= fail_on]
+    code = 2 if report.internal_error else (1 if failing and not args.exit_zero else 0)
+    args.exit_code = code
+    fmt = args.format or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
+    if not args.quiet:
+        out = render(fmt, report, args)
+        if args.output_file:
+            args.output_file.write_text(out, encoding="utf-8")
+        else:
+            sys.stdout.write(out)
+    return code

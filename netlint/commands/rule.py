@@ -1,0 +1,24 @@
+"""``netlint rule CODE``: a rule's full docs (what, why, examples, fix, sources)."""
+
+from __future__ import annotations
+
+import sys
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("rule", help="explain one rule")
+    p.add_argument("code", help="rule code, e.g. QOS101")
+
+
+def run(args) -> int:
+    from netlint.rules.base import get_rule
+
+    rule = get_rule(args.code)
+    if rule is None:
+        sys.stderr.write(f"netlint: unknown rule code {args.code!r} (see `netlint rules`)\n")
+        return 2
+    print(f"# {rule.code} {rule.name}\n")
+    print(f"Default severity: {rule.severity}. {rule.summary}.\n")
+    print(rule.docs())
+    print(f"\nDocs: {rule.help_uri()}")
+    return 0

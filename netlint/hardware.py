@@ -1,0 +1,77 @@
+"""The hardware catalog: GPU, NVLink and NIC figures the fabric model and the inventory use.
+
+Every figure comes from ``shared/reference/hardware.md`` (extracted from research/modeling.md §2),
+which cites its sources per row: NVIDIA datasheets via glennklockwood's pages, the "scaling book"
+NVLink table, NCCL's ``src/graph/topo.h`` constants, nccl-tests #290 / #29 (achievable NIC rates),
+and SimAI ``CalBusbw.h``. Bandwidths are GB/s **per direction**; FLOP/s are **dense** (no 2:4
+sparsity). Vendor "bidirectional" totals are halved here on purpose (hardware.md §2.6).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Gpu:
+    name: str
+    bf16_dense_tflops: float
+    nvlink_gbps: float          # per GPU, per direction, line rate (GB/s)
+    nvlink_effective: float     # what NCCL achieves per GPU per direction (GB/s)
+    nvlink_domain: int          # GPUs sharing NVLink/NVSwitch in the usual system
+    hbm_gb: float
+
+
+# hardware.md §2.1 and §2.2. Effective NVLink: NCCL's per-link constants × links
+# (SM80 20.0×12 = 240, SM90 20.6×18 = 370.8, SM100 40.1×18 = 721.8); MI300X: 0.82 × line rate.
+GPUS: dict[str, Gpu] = {g.name: g for g in (
+    Gpu("A100-SXM-40GB", 312.0, 300.0, 240.0, 8, 40),
+    Gpu("A100-SXM-80GB", 312.0, 300.0, 240.0, 8, 80),
+    Gpu("H100-SXM", 989.4, 450.0, 370.8, 8, 80),
+    Gpu("H800-SXM", 989.0, 200.0, 160.0, 8, 80),
+    Gpu("H200", 989.0, 450.0, 370.8, 8, 141),
+    Gpu("B200", 2250.0, 900.0, 721.8, 8, 180),
+    Gpu("GB200", 2500.0, 900.0, 721.8, 72, 186),
+    Gpu("MI300X", 1307.4, 448.0, 367.0, 8, 192),
+)}
+
+# Common spellings people write in inventories.
+GPU_ALIASES = {
+    "A100": "A100-SXM-80GB", "A100-80GB": "A100-SXM-80GB", "A100-SXM4-80GB": "A100-SXM-80GB",
+    "A100-40GB": "A100-SXM-40GB", "H100": "H100-SXM", "H100-SXM5": "H100-SXM", "H800": "H800-SXM",
+    "H200-SXM": "H200", "B200-SXM": "B200", "GB200-NVL72": "GB200",
+}
+
+# hardware.md §2.5 "Suggested defaults": NIC 0.94-0.96 × line rate (46-48 of 50 GB/s for NDR,
+# nccl-tests #290; 12.2 of 12.5 GB/s at 100 Gb/s, nccl-tests #29). netlint takes 0.94, the low end,
+# so "cannot sustain" findings are never triggered by an optimistic figure.
+NIC_ACHIEVABLE_FRACTION = 0.94
+NVLINK_ACHIEVABLE_FRACTION = 0.82   # 370 / 450, nccl-tests #212
+
+_SPEED = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([GgMm])(?:b(?:ps|/s)?|bE|BE)?\s*$")
+
+
+def gpu(name: str) -> Gpu | None:
+    return GPUS.get(name) or GPUS.get(GPU_ALIASES.get(name, ""))
+
+
+def gpu_names() -> list[str]:
+    return sorted(GPUS) + sorted(GPU_ALIASES)
+
+
+def link_gbit(speed: str | int | float) -> float | None:
+    """A link speed in Gb/s from '400G', '100GbE', '200Gbps', '400000M' or a bare number of Gb/s."""
+    if isinstance(speed, (int, float)) and not isinstance(speed, bool):
+        return float(speed)
+    m = _SPEED.match(str(speed))
+    if not m:
+        return None
+    value = float(m.group(1))
+    return value / 1000.0 if m.group(2) in "Mm" else value
+
+
+def link_gbytes(speed: str | int | float) -> float | None:
+    """Line rate in GB/s per direction (1 byte = 8 bits)."""
+    gbit = link_gbit(speed)
+    return None if gbit is None else gbit / 8.0

@@ -1,0 +1,1 @@
+"""Format adapters. Each module defines Loader subclasses; all are discovered automatically."""

@@ -1,0 +1,43 @@
+"""The cluster inventory (netlint's own YAML): recognised by name or by its top-level keys."""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+from netlint.loaders.base import Loader, parsed_yaml
+from netlint.located import MapNode
+from netlint.models.inventory import Inventory
+from netlint.source import SourceFile
+from netlint.validation import validate
+
+NAMES = ("inventory.yaml", "inventory.yml")
+
+
+class InventoryLoader(Loader):
+    name = "inventory"
+    kind = "inventory"
+    suffixes = (".yaml", ".yml")
+
+    def claims(self, src: SourceFile) -> bool:
+        if src.name in NAMES:
+            return True
+        text = src.text
+        return "cluster:" in text and "fabric:" in text and "nodes:" in text and _is_inventory(src)
+
+    def load(self, src: SourceFile) -> Iterator[Any]:
+        docs, problems = parsed_yaml(src)
+        yield from problems
+        if not docs:
+            return
+        model, errors = validate(Inventory, docs[0], "the inventory")
+        yield from errors
+        if model is not None:
+            yield model
+
+
+def _is_inventory(src: SourceFile) -> bool:
+    docs, problems = parsed_yaml(src)
+    if problems and not docs:
+        return False
+    root = docs[0] if docs else None
+    return isinstance(root, MapNode) and {"cluster", "nodes", "fabric"} <= set(root)

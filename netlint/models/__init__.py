@@ -1,0 +1,1 @@
+"""Normalized, located models: what loaders produce and rules read."""

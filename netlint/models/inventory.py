@@ -1,0 +1,127 @@
+"""The cluster inventory: netlint's own YAML (``schemas/inventory.schema.json`` is generated from this).
+
+The platform team's single statement of what the cluster is: node shape, NICs and rails, the fabric
+and its RoCE intent, and where each switch's config lives.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BeforeValidator, Field, WithJsonSchema, field_validator
+
+from netlint import hardware
+from netlint.located import Scalar
+from netlint.models.base import Located, Model, value
+
+Dscp = Annotated[int, Field(ge=0, le=63)]
+Priority = Annotated[int, Field(ge=0, le=7)]
+Speed = Annotated[str, Field(pattern=r"^\d+(\.\d+)?\s*[GgMm]?(b|bps|bE|Gbps)?$")]
+
+
+class Nic(Model):
+    """One NIC (port) of every node of this shape."""
+
+    hca: Located[str] = Field(description="RDMA device name, e.g. mlx5_0 (what NCCL_IB_HCA names)")
+    netdev: Located[str] | None = Field(None, description="Linux netdev, e.g. ens1np0 (NCCL_SOCKET_IFNAME)")
+    speed: Located[Speed] = Field(description="Line rate: 100G, 200G, 400G, 800G")
+    rail: Located[Annotated[int, Field(ge=0)]] | None = Field(None, description="Rail index")
+    port: Located[Annotated[int, Field(ge=1)]] | None = Field(None, description="HCA port (default 1)")
+
+    @field_validator("speed")
+    @classmethod
+    def _known_speed(cls, v: Scalar) -> Scalar:
+        if hardware.link_gbit(v.value) is None:
+            raise ValueError(f"cannot read link speed {v.value!r}; write e.g. 400G")
+        return v
+
+
+class Nodes(Model):
+    count: Located[Annotated[int, Field(ge=1)]] = Field(description="Nodes of this shape")
+    gpus: Located[Annotated[int, Field(ge=1, le=1024)]] = Field(description="GPUs per node")
+    gpu: Located[str] = Field(description="A name from netlint's hardware catalog")
+    nvlink_domain: Located[Annotated[int, Field(ge=1)]] | None = Field(
+        None, description="GPUs sharing NVLink/NVSwitch (72 for GB200 NVL72); default from the catalog")
+    nics: list[Nic] = Field(default_factory=list)
+    mtu: Located[Annotated[int, Field(ge=576, le=9216)]] | None = Field(
+        None, description="Host netdev MTU of the RDMA interfaces")
+    roce_gid_index: Located[Annotated[int, Field(ge=0, le=255)]] | None = Field(
+        None, description="GID table index of the RoCE v2 address (what NCCL_IB_GID_INDEX should be)")
+    name: Located[str] | None = Field(None, description="Name of this node group")
+
+    @field_validator("gpu")
+    @classmethod
+    def _known_gpu(cls, v: Scalar) -> Scalar:
+        if hardware.gpu(v.value) is None:
+            raise ValueError(f"unknown GPU {v.value!r}; known: {', '.join(sorted(hardware.GPUS))}")
+        return v
+
+    @property
+    def hardware(self) -> hardware.Gpu:
+        return hardware.gpu(self.gpu.value)  # type: ignore[return-value]
+
+    @property
+    def domain(self) -> int:
+        """GPUs per NVLink domain: the declared value, else the catalog's (an HGX board's domain is
+        the node; GB200 NVL72 spans 72 GPUs across trays)."""
+        declared = value(self.nvlink_domain)
+        if declared:
+            return declared
+        catalog = self.hardware.nvlink_domain
+        return catalog if catalog > 8 else min(catalog, self.gpus.value)
+
+
+class Roce(Model):
+    """The classes RoCE data and CNP traffic must use (intent, checked against switches and NCCL)."""
+
+    dscp: Located[Dscp] | None = None
+    priority: Located[Priority] | None = None
+    cnp_dscp: Located[Dscp] | None = None
+    cnp_priority: Located[Priority] | None = None
+
+
+class Fabric(Model):
+    transport: Located[Literal["roce", "infiniband", "ethernet"]]
+    topology: Located[Literal["fat-tree", "rail-optimized", "dragonfly+"]] | None = None
+    oversubscription: Located[Annotated[float, Field(ge=1)]] | None = Field(
+        None, description="1 = non-blocking; 7 means 1:7")
+    mtu: Located[Annotated[int, Field(ge=576, le=9216)]] | None = None
+    roce: Roce | None = None
+
+
+class SwitchRef(Model):
+    name: Located[str]
+    config: Located[str] = Field(description="Path of the switch QoS file, relative to the inventory")
+    role: Located[str] | None = None
+
+
+def _one_or_many(v):
+    return [v] if isinstance(v, dict) else v
+
+
+class Inventory(Model):
+    cluster: Located[str]
+    # One node shape as a mapping, or several as a list of them.
+    nodes: Annotated[list[Nodes], BeforeValidator(_one_or_many)]
+    fabric: Fabric
+    switches: list[SwitchRef] = Field(default_factory=list)
+    nic_configs: list[Located[str]] = Field(default_factory=list,
+                                            description="NIC QoS / DCQCN files, relative to the inventory")
+
+    @property
+    def node_groups(self) -> list[Nodes]:
+        return self.nodes
+
+    @property
+    def total_gpus(self) -> int:
+        return sum(g.count.value * g.gpus.value for g in self.node_groups)
+
+    @property
+    def transport(self) -> str:
+        return self.fabric.transport.value
+
+    def hcas(self) -> list[str]:
+        return [n.hca.value for g in self.node_groups for n in g.nics]
+
+    def netdevs(self) -> list[str]:
+        return [n.netdev.value for g in self.node_groups for n in g.nics if n.netdev is not None]

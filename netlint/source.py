@@ -1,0 +1,67 @@
+"""One input file: its bytes, its text, and its parsed documents (parsed once, shared by loaders)."""
+
+from __future__ import annotations
+
+from functools import cached_property
+from pathlib import Path
+
+from netlint.located import Document, ParseError, Span, parse_json, parse_yaml
+
+
+class UnreadableFile(Exception):
+    def __init__(self, code: str, message: str, span: Span):
+        super().__init__(message)
+        self.code, self.message, self.span = code, message, span
+
+
+class SourceFile:
+    """``path`` is the display path (relative to the workspace root when possible)."""
+
+    def __init__(self, path: str, abspath: Path, data: bytes):
+        self.path = path
+        self.abspath = abspath
+        self.data = data
+
+    @classmethod
+    def read(cls, path: str, abspath: Path) -> "SourceFile":
+        try:
+            data = abspath.read_bytes()
+        except OSError as exc:
+            raise UnreadableFile("NL001", f"cannot read file: {exc.strerror or exc}",
+                                 Span(path, 1, 1, 1, 1, 0, 0)) from None
+        return cls(path, abspath, data)
+
+    @cached_property
+    def text(self) -> str:
+        """The text, or :class:`UnreadableFile` (NL002) when the file is binary or not UTF-8."""
+        if b"\x00" in self.data[:8192]:
+            raise UnreadableFile("NL002", "binary file (contains NUL bytes), not a text config",
+                                 Span(self.path, 1, 1, 1, 1, 0, 0))
+        try:
+            text = self.data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            line = self.data[: exc.start].count(b"\n") + 1
+            col = exc.start - (self.data.rfind(b"\n", 0, exc.start) + 1) + 1
+            raise UnreadableFile("NL002", f"not UTF-8: byte 0x{self.data[exc.start]:02x} cannot be decoded",
+                                 Span(self.path, line, col, line, col + 1)) from None
+        return text[1:] if text.startswith("\ufeff") else text
+
+    @cached_property
+    def yaml_docs(self) -> list[Document]:
+        """All YAML documents; raises :class:`ParseError`."""
+        return parse_yaml(self.path, self.text)
+
+    @cached_property
+    def json_doc(self) -> Document:
+        return parse_json(self.path, self.text)
+
+    @property
+    def suffix(self) -> str:
+        return self.abspath.suffix.lower()
+
+    @property
+    def name(self) -> str:
+        return self.abspath.name
+
+
+__all__ = ["SourceFile", "UnreadableFile", "ParseError"]
