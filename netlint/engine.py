@@ -54,15 +54,17 @@ class Report:
 
 def load_file(cand: Candidate) -> FileResult:
     loaders = load_loaders()
+    # A file named explicitly, or by a name a format owns (inventory.yaml), must be reported on.
+    owned = cand.explicit or any(cand.abspath.name in l.filenames for l in loaders.values())
     try:
         src = SourceFile.read(cand.rel, cand.abspath)
         text = src.text
     except UnreadableFile as exc:
-        if not cand.explicit and exc.code == "NL002":
+        if not owned and exc.code == "NL002":
             return FileResult(cand.rel, None, [], [], False)  # a binary file in a walk: not ours
         return FileResult(cand.rel, None, [], [Finding(exc.code, exc.message, exc.span, key=exc.code)], True)
     if not text.strip():
-        if cand.explicit or any(l.filenames and cand.abspath.name in l.filenames for l in loaders.values()):
+        if owned:
             span = Span(cand.rel, 1, 1, 1, 1, 0, 0)
             return FileResult(cand.rel, src, [], [Finding("NL006", "empty file: nothing to check", span,
                                                           Severity.WARNING, key="empty")], True)

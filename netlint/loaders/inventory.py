@@ -17,6 +17,7 @@ class InventoryLoader(Loader):
     name = "inventory"
     kind = "inventory"
     suffixes = (".yaml", ".yml")
+    filenames = NAMES
 
     def claims(self, src: SourceFile) -> bool:
         if src.name in NAMES:

@@ -99,7 +99,15 @@ def _one_or_many(v):
     return [v] if isinstance(v, dict) else v
 
 
+def _nodes_schema(schema: dict) -> None:
+    ref = schema["properties"]["nodes"]["items"]
+    schema["properties"]["nodes"] = {"anyOf": [ref, {"type": "array", "items": ref, "minItems": 1}],
+                                     "title": "Nodes", "description": "One node shape, or a list of them"}
+
+
 class Inventory(Model):
+    model_config = {**Model.model_config, "json_schema_extra": _nodes_schema}
+
     cluster: Located[str]
     # One node shape as a mapping, or several as a list of them.
     nodes: Annotated[list[Nodes], BeforeValidator(_one_or_many)]

@@ -1,0 +1,43 @@
+"""Generate the JSON Schemas in ``schemas/`` from the pydantic models (``python -m netlint.schemas_gen``).
+
+The schemas are committed so editors can use them; a test regenerates them and fails on drift.
+Each entry maps a schema file name to a zero-argument function returning the model class.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Callable
+
+SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schemas"
+
+
+def _inventory():
+    from netlint.models.inventory import Inventory
+
+    return Inventory
+
+
+SCHEMAS: dict[str, Callable[[], type]] = {
+    "inventory.schema.json": _inventory,
+}
+
+
+def render(name: str) -> str:
+    model = SCHEMAS[name]()
+    schema = model.model_json_schema(mode="validation")
+    schema = {"$schema": "https://json-schema.org/draft/2020-12/schema",
+              "$id": f"https://netlint.dev/schemas/{name}", **schema}
+    return json.dumps(schema, indent=2, sort_keys=False) + "\n"
+
+
+def main() -> None:
+    SCHEMA_DIR.mkdir(exist_ok=True)
+    for name in SCHEMAS:
+        (SCHEMA_DIR / name).write_text(render(name), encoding="utf-8")
+        print(f"wrote schemas/{name}")
+
+
+if __name__ == "__main__":
+    main()
