@@ -275,7 +275,9 @@ class SwitchQos:
         out: dict[int, list[Span]] = {}
         for port in self.ports.values():
             for s in port.pfc_enable or ():
-                out.setdefault(s.value, []).append(s.span)
+                spans = out.setdefault(s.value, [])
+                if s.span not in spans:
+                    spans.append(s.span)
         return dict(sorted(out.items()))
 
     def has_pfc_info(self) -> bool:

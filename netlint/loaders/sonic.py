@@ -1,0 +1,657 @@
+"""SONiC CONFIG_DB (``config_db.json``) and SONiC YANG-JSON instance data → :class:`SwitchQos`.
+
+Recognised by content, not name: a JSON object whose top-level keys are CONFIG_DB QoS/buffer tables
+(PORT_QOS_MAP, DSCP_TO_TC_MAP, BUFFER_PG, WRED_PROFILE, QUEUE …). Accepted spellings: references
+as bare names or ``"[BUFFER_PROFILE|name]"``; keys ``Ethernet0|3``, ranges ``Ethernet0|3-4`` and
+VOQ chassis keys ``host|asic|Ethernet0|3``. All CONFIG_DB values are strings; YANG-JSON files carry
+JSON numbers and booleans, and both are accepted.
+
+The YANG-JSON form (``{"sonic-port:sonic-port": {"sonic-port:PORT": {"PORT_LIST": [...]}}}``, and
+the sonic-yang-models test-vector files that hold many such documents keyed by test name) is turned
+into the CONFIG_DB shape first, keeping every leaf's span, and then read by the same code.
+
+Input problems become located findings, never exceptions: NL005 for a value of the wrong type,
+outside the YANG range or enumeration, or a missing mandatory field; NL011 for a reference to a
+map, profile, scheduler, pool or port that the file does not define. Range checks that are QoS
+semantics (WRED thresholds and probabilities, PFC watchdog timings) are left to QOS rules so that
+every format gets them. Sources of every range: ``sonic-buildimage`` ``src/sonic-yang-models``
+(research/switch-qos.md §1a).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+from netlint.findings import Finding, Severity
+from netlint.loaders.base import Loader, parsed_json
+from netlint.located import MapNode, Scalar, SeqNode, Span
+from netlint.models.switch import (BufferPool, BufferProfile, PgBinding, Port, QosMap, QueueCfg,
+                                   Scheduler, SwitchQos, Watchdog, WredColor, WredProfile)
+from netlint.qos.units import as_bool, as_int, expand_range, parse_cable_m, split_list, strip_ref
+from netlint.source import SourceFile
+
+# CONFIG_DB map tables: table -> (kind, from range, to range, from name, to name)
+MAP_TABLES: dict[str, tuple[str, int, int, str, str]] = {
+    "DSCP_TO_TC_MAP": ("dscp_to_tc", 63, 15, "DSCP", "Traffic Class"),
+    "DOT1P_TO_TC_MAP": ("dot1p_to_tc", 7, 15, "DOT1P", "Traffic Class"),
+    "TC_TO_PRIORITY_GROUP_MAP": ("tc_to_pg", 15, 7, "Traffic Class", "Priority Group"),
+    "TC_TO_QUEUE_MAP": ("tc_to_queue", 15, 9, "Traffic Class", "queue index"),
+    "MAP_PFC_PRIORITY_TO_QUEUE": ("pfc_to_queue", 7, 7, "pfc priority", "queue index"),
+    "PFC_PRIORITY_TO_PRIORITY_GROUP_MAP": ("pfc_to_pg", 7, 7, "pfc priority", "Priority Group"),
+    "TC_TO_DSCP_MAP": ("tc_to_dscp", 15, 63, "Traffic Class", "DSCP"),
+}
+KIND_TABLE = {v[0]: k for k, v in MAP_TABLES.items()}
+# PORT_QOS_MAP field -> map kind
+PORT_MAP_FIELDS = {"dscp_to_tc_map": "dscp_to_tc", "dot1p_to_tc_map": "dot1p_to_tc",
+                   "tc_to_pg_map": "tc_to_pg", "tc_to_queue_map": "tc_to_queue",
+                   "pfc_to_queue_map": "pfc_to_queue", "pfc_to_pg_map": "pfc_to_pg",
+                   "tc_to_dscp_map": "tc_to_dscp"}
+
+QOS_TABLES = frozenset(MAP_TABLES) | {
+    "PORT_QOS_MAP", "WRED_PROFILE", "SCHEDULER", "QUEUE", "BUFFER_POOL", "BUFFER_PROFILE",
+    "BUFFER_PG", "BUFFER_QUEUE", "PFC_WD", "CABLE_LENGTH", "BUFFER_PORT_INGRESS_PROFILE_LIST",
+    "BUFFER_PORT_EGRESS_PROFILE_LIST", "LOSSLESS_TRAFFIC_PATTERN", "DEFAULT_LOSSLESS_BUFFER_PARAMETER"}
+SNIFF = tuple(f'"{t}"' for t in ("PORT_QOS_MAP", "DSCP_TO_TC_MAP", "BUFFER_PG", "WRED_PROFILE",
+                                 "BUFFER_PROFILE", "BUFFER_POOL", "SCHEDULER", "QUEUE",
+                                 "TC_TO_PRIORITY_GROUP_MAP", "PFC_WD", "CABLE_LENGTH"))
+
+ECN = ("ecn_none", "ecn_green", "ecn_yellow", "ecn_red", "ecn_green_yellow", "ecn_green_red",
+       "ecn_yellow_red", "ecn_all")
+U64 = 2 ** 64 - 1
+U32 = 2 ** 32 - 1
+
+
+class SonicConfigDbLoader(Loader):
+    name = "sonic-config-db"
+    kind = "switches"
+    suffixes = (".json",)
+
+    def claims(self, src: SourceFile) -> bool:
+        text = src.text
+        head = text[:4096]
+        if '"sonic-' in head and ':' in head:  # YANG-JSON form: the other loader
+            return False
+        if not any(t in text for t in SNIFF):
+            return False
+        root, problems = parsed_json(src)
+        if root is None:
+            return True  # looks like CONFIG_DB and does not parse: report the parse error
+        return isinstance(root, MapNode) and any(k in QOS_TABLES for k in root)
+
+    def load(self, src: SourceFile) -> Iterator[Any]:
+        root, problems = parsed_json(src)
+        yield from problems
+        if root is None:
+            return
+        if not isinstance(root, MapNode):
+            yield Finding("NL005", "a SONiC config_db.json must be a JSON object of tables",
+                          getattr(root, "span", Span(src.path, 1, 1, 1, 1)), key="root")
+            return
+        complete = "DEVICE_METADATA" in root and "PORT" in root
+        b = SonicBuilder(src.path, root, "sonic", complete=complete, stem=_stem(src.path))
+        yield from b.build()
+
+
+class SonicYangLoader(Loader):
+    """SONiC YANG-JSON instance data, single documents or sonic-yang-models test-vector files."""
+
+    name = "sonic-yang-json"
+    kind = "switches"
+    suffixes = (".json",)
+
+    def claims(self, src: SourceFile) -> bool:
+        head = src.text[:4096]
+        if '"sonic-' not in head:
+            return False
+        root, _ = parsed_json(src)
+        if not isinstance(root, MapNode):
+            return False
+        return bool(_yang_documents(root))
+
+    def load(self, src: SourceFile) -> Iterator[Any]:
+        root, problems = parsed_json(src)
+        yield from problems
+        if not isinstance(root, MapNode):
+            return
+        stem = _stem(src.path)
+        for name, doc, path in _yang_documents(root):
+            db = yang_to_configdb(doc)
+            label = f"{stem}:{name}" if name else stem
+            b = SonicBuilder(src.path, db, "sonic-yang", complete=True, stem=label, path=path)
+            yield from b.build()
+
+
+def _stem(path: str) -> str:
+    base = path.rsplit("/", 1)[-1]
+    for suffix in (".config.json", ".json"):
+        if base.endswith(suffix):
+            return base[: -len(suffix)]
+    return base
+
+
+def _is_module_key(k: Any) -> bool:
+    return isinstance(k, str) and k.startswith("sonic-") and ":" in k
+
+
+def _yang_documents(root: MapNode) -> list[tuple[str, MapNode, tuple]]:
+    """(test name or "", YANG-JSON document, path) for a single document or a test-vector file."""
+    if root and all(_is_module_key(k) for k in root):
+        return [("", root, ())]
+    out = []
+    for name, doc in root.items():
+        if isinstance(doc, MapNode) and doc and all(_is_module_key(k) for k in doc):
+            out.append((str(name), doc, (name,)))
+    return out
+
+
+# YANG list -> CONFIG_DB key fields (in key order)
+_YANG_KEYS = {"QUEUE_LIST": ("ifname", "qindex"), "VOQ_QUEUE_LIST": ("hostname", "asic_name", "ifname", "qindex"),
+              "PORT_QOS_MAP_LIST": ("ifname",), "PFC_WD_LIST": ("ifname",), "PORT_LIST": ("name",),
+              "BUFFER_PG_LIST": ("port", "pg_num"), "BUFFER_QUEUE_LIST": ("port", "qindex"),
+              "BUFFER_PORT_INGRESS_PROFILE_LIST_LIST": ("port",), "BUFFER_PORT_EGRESS_PROFILE_LIST_LIST": ("port",)}
+
+
+def yang_to_configdb(doc: MapNode) -> MapNode:
+    """YANG-JSON instance data → a CONFIG_DB-shaped MapNode whose leaves are the original Scalars."""
+    db = MapNode(doc.span)
+    for module in doc.values():
+        if not isinstance(module, MapNode):
+            continue
+        for tkey, container in module.items():
+            table = str(tkey).split(":", 1)[-1]
+            if not isinstance(container, MapNode):
+                continue
+            out = db.get(table)
+            if not isinstance(out, MapNode):
+                out = MapNode(container.span)
+                db[table] = out
+                db.keys_at[table] = module.keys_at.get(tkey) or Scalar(table, container.span)
+            for lkey, items in container.items():
+                lname = str(lkey).split(":", 1)[-1]
+                if isinstance(items, SeqNode):
+                    for item in items:
+                        if isinstance(item, MapNode):
+                            _yang_entry(table, lname, item, out)
+                elif isinstance(items, MapNode):  # a container entry such as DEVICE_METADATA/localhost
+                    out[lname] = items
+                    out.keys_at[lname] = container.keys_at.get(lkey) or Scalar(lname, items.span)
+    return db
+
+
+def _yang_entry(table: str, lname: str, item: MapNode, out: MapNode) -> None:
+    keys = _YANG_KEYS.get(lname)
+    if keys is None:
+        keys = ("name",) if "name" in item else ("ifname",) if "ifname" in item else ()
+    parts = [item.get(k) for k in keys]
+    if not parts or any(not isinstance(p, Scalar) for p in parts):
+        return
+    key = "|".join(str(p.value) for p in parts)
+    entry = MapNode(item.span)
+    for k, v in item.items():
+        if k in keys:
+            continue
+        if isinstance(v, SeqNode) and k == table:  # a map's pairs: [{"dscp": "1", "tc": "1"}, ...]
+            pairs = MapNode(v.span)
+            for pair in v:
+                if isinstance(pair, MapNode) and len(pair) >= 2:
+                    (fk, fv), (_, tv) = list(pair.items())[:2]
+                    if isinstance(fv, Scalar):
+                        pairs[str(fv.value)] = tv
+                        pairs.keys_at[str(fv.value)] = fv
+            for pk, pv in pairs.items():
+                entry[pk] = pv
+                entry.keys_at[pk] = pairs.keys_at[pk]
+            continue
+        entry[k] = v
+        entry.keys_at[k] = item.keys_at.get(k) or Scalar(k, getattr(v, "span", item.span))
+    out[key] = entry
+    out.keys_at[key] = parts[0]
+
+
+# ------------------------------------------------------------------------------------------------
+
+
+class SonicBuilder:
+    """Builds one SwitchQos from a CONFIG_DB-shaped located tree, checking values as it goes."""
+
+    def __init__(self, file: str, root: MapNode, fmt: str, *, complete: bool, stem: str,
+                 path: tuple = ()):
+        self.file, self.root, self.fmt, self.complete, self.stem, self.path = \
+            file, root, fmt, complete, stem, path
+        self.findings: list[Finding] = []
+        self.sw: SwitchQos | None = None
+
+    # -- findings ---------------------------------------------------------------------------------
+    def bad(self, node: Any, message: str, key: str, code: str = "NL005",
+            severity: Severity = Severity.ERROR) -> None:
+        span = node.span if hasattr(node, "span") else self.root.span
+        self.findings.append(Finding(code, message, span, severity, key=f"{self.stem}:{key}"))
+
+    def table(self, name: str) -> MapNode:
+        t = self.root.get(name)
+        if t is None:
+            return _EMPTY
+        if not isinstance(t, MapNode):
+            self.bad(t, f"{name} must be an object of entries", name)
+            return _EMPTY
+        return t
+
+    def entries(self, name: str) -> Iterator[tuple[str, MapNode]]:
+        for k, v in self.table(name).items():
+            if isinstance(v, MapNode):
+                yield str(k), v
+            else:
+                self.bad(v, f"{name}|{k} must be an object of fields", f"{name}.{k}")
+
+    def int_field(self, entry: MapNode, field: str, where: str, lo: int = 0, hi: int = U64,
+                  check_range: bool = True) -> Scalar | None:
+        s = entry.get(field)
+        if s is None:
+            return None
+        if not isinstance(s, Scalar):
+            self.bad(s, f"{where}.{field} must be a number", f"{where}.{field}")
+            return None
+        n = as_int(s.value)
+        if n is None:
+            self.bad(s, f"{where}.{field}: {s.value!r} is not an integer", f"{where}.{field}")
+            return None
+        if check_range and not lo <= n <= hi:
+            self.bad(s, f"{where}.{field}: {n} is out of range {lo}..{hi}", f"{where}.{field}")
+            return None
+        return Scalar(n, s.span, s.raw, s.quoted)
+
+    def enum_field(self, entry: MapNode, field: str, where: str, allowed: tuple[str, ...],
+                   lower: bool = False) -> Scalar | None:
+        s = entry.get(field)
+        if s is None:
+            return None
+        val = s.value if isinstance(s, Scalar) else None
+        if isinstance(val, bool):
+            val = "true" if val else "false"
+        norm = val.lower() if (lower and isinstance(val, str)) else val
+        if norm not in allowed:
+            self.bad(s, f"{where}.{field}: {val!r} is not one of {', '.join(allowed)}", f"{where}.{field}")
+            return None
+        return Scalar(norm, s.span, s.raw, s.quoted)
+
+    def bool_field(self, entry: MapNode, field: str, where: str) -> Scalar | None:
+        s = entry.get(field)
+        if s is None:
+            return None
+        b = as_bool(s.value) if isinstance(s, Scalar) and str(s.value).lower() in ("true", "false") else None
+        if b is None:
+            self.bad(s, f"{where}.{field}: {getattr(s, 'value', s)!r} must be true or false", f"{where}.{field}")
+            return None
+        return Scalar(b, s.span, s.raw, s.quoted)
+
+    def ref_field(self, entry: MapNode, field: str) -> Scalar | None:
+        s = entry.get(field)
+        if not isinstance(s, Scalar) or s.value is None:
+            return None
+        return Scalar(strip_ref(str(s.value)), s.span, s.raw, s.quoted)
+
+    # -- build --------------------------------------------------------------------------------------
+    def build(self) -> Iterator[Any]:
+        root = self.root
+        meta = self.table("DEVICE_METADATA").get("localhost")
+        meta = meta if isinstance(meta, MapNode) else _EMPTY
+        hostname = meta.get("hostname") if isinstance(meta.get("hostname"), Scalar) else None
+        name = str(hostname.value) if hostname is not None and hostname.value else self.stem
+        if ":" in self.stem:  # a YANG test vector: its test name identifies it
+            name = self.stem
+        bm = meta.get("buffer_model")
+        sw = SwitchQos(name=name, file=self.file, format=self.fmt, span=root.span, path=self.path,
+                       hostname=hostname, hwsku=meta.get("hwsku") if isinstance(meta.get("hwsku"), Scalar) else None,
+                       buffer_model=bm if isinstance(bm, Scalar) else None, complete=self.complete,
+                       tables=frozenset(str(k) for k in root), container_span=root.span)
+        self.sw = sw
+        self.meta = meta
+        self._ports()
+        self._maps()
+        self._wred()
+        self._schedulers()
+        self._pools_profiles()
+        self._port_qos()
+        self._queues()
+        self._buffer_pg()
+        self._buffer_queue()
+        self._profile_lists()
+        self._pfc_wd()
+        self._cable()
+        ltp = self.table("LOSSLESS_TRAFFIC_PATTERN")
+        for _, e in ltp.items():
+            if isinstance(e, MapNode):
+                sw.lossless_mtu = self.int_field(e, "mtu", "LOSSLESS_TRAFFIC_PATTERN", 68, 9216)
+                break
+        yield from self.findings
+        yield sw
+
+    # PORT
+    def port(self, name: str, span: Span, path: tuple) -> Port:
+        p = self.sw.ports.get(name)
+        if p is None:
+            p = Port(name=name, span=span, path=path)
+            self.sw.ports[name] = p
+        return p
+
+    def known_port(self, name: str, node: Any, where: str) -> bool:
+        """Does ``name`` exist in PORT? Checked only when PORT is given or the document is complete."""
+        if "PORT" not in self.root and not self.complete:
+            return True
+        ports = self.table("PORT")
+        if name in ports:
+            return True
+        self.bad(node, f"{where} refers to port '{name}', which is not in the PORT table",
+                 f"{where}", code="NL011")
+        return False
+
+    def _ports(self) -> None:
+        for name, e in self.entries("PORT"):
+            where = f"PORT|{name}"
+            p = self.port(name, self.table("PORT").key_span(name), self.path + ("PORT", name))
+            p.span = self.table("PORT").key_span(name)
+            p.speed = self.int_field(e, "speed", where, 1, 1_600_000)
+            p.mtu = self.int_field(e, "mtu", where, 68, 9216)
+            st = e.get("admin_status")
+            p.admin_status = st if isinstance(st, Scalar) else None
+            p.qos_path = self.path + ("PORT_QOS_MAP", name)
+
+    # maps
+    def _maps(self) -> None:
+        for table, (kind, fmax, tmax, fname, tname) in MAP_TABLES.items():
+            t = self.table(table)
+            out = self.sw.maps.setdefault(kind, {})
+            for mname, e in self.entries(table):
+                qm = QosMap(name=mname, span=e.span, key_span=t.key_span(mname), kind=kind,
+                            path=self.path + (table, mname))
+                for k, v in e.items():
+                    kspan = e.key_span(k)
+                    fk = as_int(k)
+                    if fk is None or not 0 <= fk <= fmax:
+                        self.bad(e.keys_at.get(k) or e, f"{table}|{mname}: Invalid {fname} {k!r} (0..{fmax})",
+                                 f"{table}.{mname}.{k}")
+                        continue
+                    tv = as_int(v.value) if isinstance(v, Scalar) else None
+                    if tv is None or not 0 <= tv <= tmax:
+                        self.bad(v, f"{table}|{mname}: Invalid {tname} {getattr(v, 'value', v)!r} for "
+                                    f"{fname} {fk} (0..{tmax})", f"{table}.{mname}.{k}")
+                        continue
+                    qm.entries[fk] = Scalar(tv, v.span, v.raw, v.quoted)
+                    qm.key_spans[fk] = kspan
+                out[mname] = qm
+
+    def _wred(self) -> None:
+        t = self.table("WRED_PROFILE")
+        for name, e in self.entries("WRED_PROFILE"):
+            where = f"WRED_PROFILE|{name}"
+            wp = WredProfile(name=name, span=e.span, key_span=t.key_span(name),
+                             path=self.path + ("WRED_PROFILE", name))
+            wp.ecn = self.enum_field(e, "ecn", where, ECN)
+            for color in ("green", "yellow", "red"):
+                c = WredColor(
+                    min_threshold=self.int_field(e, f"{color}_min_threshold", where),
+                    max_threshold=self.int_field(e, f"{color}_max_threshold", where),
+                    # 0..100 is checked by QOS105 (all formats), only the type here
+                    drop_probability=self.int_field(e, f"{color}_drop_probability", where, check_range=False),
+                    enabled=self.bool_field(e, f"wred_{color}_enable", where))
+                setattr(wp, color, c)
+            self.sw.wred_profiles[name] = wp
+
+    def _schedulers(self) -> None:
+        t = self.table("SCHEDULER")
+        for name, e in self.entries("SCHEDULER"):
+            where = f"SCHEDULER|{name}"
+            sch = Scheduler(name=name, span=e.span, key_span=t.key_span(name),
+                            path=self.path + ("SCHEDULER", name))
+            sch.type = self.enum_field(e, "type", where, ("strict", "dwrr", "wrr"), lower=True)
+            if sch.type is not None and e["type"].value not in ("STRICT", "DWRR", "WRR"):
+                self.bad(e["type"], f"{where}.type: {e['type'].value!r} is not one of DWRR, WRR, STRICT",
+                         f"{where}.type")
+            sch.weight = self.int_field(e, "weight", where, 1, 100)
+            self.int_field(e, "priority", where, 0, 9)
+            self.enum_field(e, "meter_type", where, ("packets", "bytes"))
+            cir, pir = self.int_field(e, "cir", where), self.int_field(e, "pir", where)
+            cbs, pbs = self.int_field(e, "cbs", where), self.int_field(e, "pbs", where)
+            if cbs is not None and cir is None:
+                self.bad(cbs, f"{where}: cbs can't be configured without cir", f"{where}.cbs")
+            if pir is not None and cir is None:
+                self.bad(pir, f"{where}: pir can't be configured without cir", f"{where}.pir")
+            if pir is not None and cir is not None and pir.value < cir.value:
+                self.bad(pir, f"{where}: pir ({pir.value}) must be greater than or equal to cir ({cir.value})",
+                         f"{where}.pir")
+            if pbs is not None and cbs is not None and pbs.value < cbs.value:
+                self.bad(pbs, f"{where}: pbs ({pbs.value}) must be greater than or equal to cbs ({cbs.value})",
+                         f"{where}.pbs")
+            self.sw.schedulers[name] = sch
+
+    def _pools_profiles(self) -> None:
+        tp = self.table("BUFFER_POOL")
+        for name, e in self.entries("BUFFER_POOL"):
+            where = f"BUFFER_POOL|{name}"
+            self.sw.buffer_pools[name] = BufferPool(
+                name=name, span=e.span, key_span=tp.key_span(name), path=self.path + ("BUFFER_POOL", name),
+                type=self.enum_field(e, "type", where, ("ingress", "egress", "both")),
+                mode=self.enum_field(e, "mode", where, ("static", "dynamic")),
+                size=self.int_field(e, "size", where), xoff=self.int_field(e, "xoff", where))
+            self.int_field(e, "percentage", where, 0, 100)
+        tb = self.table("BUFFER_PROFILE")
+        for name, e in self.entries("BUFFER_PROFILE"):
+            where = f"BUFFER_PROFILE|{name}"
+            bp = BufferProfile(name=name, span=e.span, key_span=tb.key_span(name),
+                               path=self.path + ("BUFFER_PROFILE", name))
+            bp.pool = self.ref_field(e, "pool")
+            if bp.pool is None:
+                self.bad(_at(tb, name), f"{where}: missing mandatory field 'pool'",
+                         f"{where}.pool")
+            elif self.sw.buffer_pools or "BUFFER_POOL" in self.root or self.complete:
+                if bp.pool.value not in self.sw.buffer_pools:
+                    self.bad(bp.pool, f"{where}.pool: buffer pool '{bp.pool.value}' is not defined in "
+                                      f"BUFFER_POOL", f"{where}.pool", code="NL011")
+            bp.size = self.int_field(e, "size", where)
+            if "size" not in e:
+                self.bad(_at(tb, name), f"{where}: missing mandatory field 'size'", f"{where}.size")
+            bp.xon = self.int_field(e, "xon", where)
+            bp.xoff = self.int_field(e, "xoff", where)
+            bp.xon_offset = self.int_field(e, "xon_offset", where)
+            bp.dynamic_th = self.int_field(e, "dynamic_th", where, -8, 7)
+            bp.static_th = self.int_field(e, "static_th", where)
+            self.enum_field(e, "headroom_type", where, ("static", "dynamic"))
+            self.enum_field(e, "packet_discard_action", where, ("drop", "trim"))
+            self.sw.buffer_profiles[name] = bp
+
+    def check_ref(self, ref: Scalar | None, table: str, known: Any, where: str, what: str) -> None:
+        if ref is None or ref.value in known:
+            return
+        if table not in self.root and not self.complete:
+            return  # a rendered fragment: the table lives in another file
+        self.bad(ref, f"{where} refers to {what} '{ref.value}', which is not defined in {table}",
+                 where, code="NL011")
+
+    def _port_qos(self) -> None:
+        t = self.table("PORT_QOS_MAP")
+        for name, e in self.entries("PORT_QOS_MAP"):
+            where = f"PORT_QOS_MAP|{name}"
+            refs: dict[str, Scalar] = {}
+            for f, kind in PORT_MAP_FIELDS.items():
+                r = self.ref_field(e, f)
+                if r is not None:
+                    refs[kind] = r
+                    self.check_ref(r, KIND_TABLE[kind], self.sw.maps.get(kind, {}), f"{where}.{f}", "map")
+            sched = self.ref_field(e, "scheduler")
+            self.check_ref(sched, "SCHEDULER", self.sw.schedulers, f"{where}.scheduler", "scheduler")
+            if name.lower() == "global":
+                self.sw.global_maps.update(refs)
+                continue
+            self.known_port(name, _at(t, name), where)
+            p = self.port(name, t.key_span(name), self.path + ("PORT_QOS_MAP", name))
+            p.qos_span, p.qos_path = e.span, self.path + ("PORT_QOS_MAP", name)
+            p.maps = refs
+            p.scheduler = sched
+            p.pfc_path = p.qos_path + ("pfc_enable",)
+            pe = e.get("pfc_enable")
+            if isinstance(pe, Scalar):
+                items = self.prio_list(pe, where + ".pfc_enable")
+                if items is not None:
+                    p.pfc_enable, p.pfc_enable_token = items, pe
+            wd = e.get("pfcwd_sw_enable")
+            if isinstance(wd, Scalar):
+                items = self.prio_list(wd, where + ".pfcwd_sw_enable")
+                if items is not None:
+                    w = p.watchdog or Watchdog(path=self.path + ("PFC_WD", name))
+                    w.priorities, w.priorities_token = items, wd
+                    p.watchdog = w
+
+    def prio_list(self, token: Scalar, where: str) -> list[Scalar] | None:
+        """``"3,4"`` → priorities; NL005 unless it matches ``([0-7](,[0-7])*)?``."""
+        if isinstance(token.value, int) and not isinstance(token.value, bool):
+            token = Scalar(str(token.value), token.span, token.raw, token.quoted)
+        if not isinstance(token.value, str):
+            self.bad(token, f"{where}: {token.value!r} must be a list like \"3,4\"", where)
+            return None
+        items, bad = split_list(token)
+        if bad or any(not 0 <= s.value <= 7 for s in items) or (token.value.strip() and not items):
+            self.bad(token, f"{where}: {token.value!r} does not match the pattern ([0-7](,[0-7])*)? "
+                            f"(priorities 0..7, comma separated)", where)
+            return None
+        return items
+
+    def split_key(self, table: str, key: str, node: Any) -> tuple[str, str, bool] | None:
+        parts = key.split("|")
+        if len(parts) == 2:
+            return parts[0], parts[1], False
+        if len(parts) == 4:  # VOQ: host|asic|port|index
+            return "|".join(parts[:3]), parts[3], True
+        self.bad(node, f"{table}|{key}: key must be '<port>|<index>' (or '<host>|<asic>|<port>|<index>')",
+                 f"{table}.{key}")
+        return None
+
+    def _voq_local_check(self, pname: str, node: Any, where: str) -> None:
+        host, asic, ifname = pname.split("|")
+        lh, la = self.meta.get("hostname"), self.meta.get("asic_name")
+        if isinstance(lh, Scalar) and isinstance(la, Scalar) and lh.value == host and la.value == asic:
+            if ifname not in self.table("PORT"):
+                self.bad(node, f"{where}: Local VOQ_QUEUE entry refers to port '{ifname}', which is not in "
+                               f"the PORT table", where, code="NL011")
+
+    def _queues(self) -> None:
+        t = self.table("QUEUE")
+        for key, e in self.entries("QUEUE"):
+            where = f"QUEUE|{key}"
+            sk = self.split_key("QUEUE", key, _at(t, key))
+            if sk is None:
+                continue
+            pname, idx, voq = sk
+            if voq:
+                self._voq_local_check(pname, _at(t, key), where)
+            else:
+                self.known_port(pname, _at(t, key), where)
+            qs = expand_range(idx)
+            if qs is None:
+                self.bad(_at(t, key), f"{where}: queue index {idx!r} is not a number or range", where)
+                continue
+            sched = self.ref_field(e, "scheduler")
+            wred = self.ref_field(e, "wred_profile")
+            self.check_ref(sched, "SCHEDULER", self.sw.schedulers, where + ".scheduler", "scheduler")
+            self.check_ref(wred, "WRED_PROFILE", self.sw.wred_profiles, where + ".wred_profile", "WRED profile")
+            p = self.port(pname, t.key_span(key), self.path + ("QUEUE", key))
+            for q in qs:
+                qc = p.queues.get(q) or QueueCfg(index=q, span=t.key_span(key), path=self.path + ("QUEUE", key))
+                qc.scheduler, qc.wred_profile = sched or qc.scheduler, wred or qc.wred_profile
+                p.queues[q] = qc
+
+    def _buffer_pg(self) -> None:
+        t = self.table("BUFFER_PG")
+        for key, e in self.entries("BUFFER_PG"):
+            where = f"BUFFER_PG|{key}"
+            sk = self.split_key("BUFFER_PG", key, _at(t, key))
+            if sk is None:
+                continue
+            pname, idx, _ = sk
+            self.known_port(pname, _at(t, key), where)
+            pgs = expand_range(idx)
+            if pgs is None or any(not 0 <= g <= 7 for g in pgs):
+                self.bad(_at(t, key), f"{where}: PG {idx!r} must match [0-7](-[0-7])?", where)
+                continue
+            prof = self.ref_field(e, "profile")
+            if prof is not None and prof.value != "NULL":
+                self.check_ref(prof, "BUFFER_PROFILE", self.sw.buffer_profiles, where + ".profile", "buffer profile")
+            p = self.port(pname, t.key_span(key), self.path + ("BUFFER_PG", key))
+            for g in pgs:
+                p.pgs[g] = PgBinding(pg=g, span=t.key_span(key), path=self.path + ("BUFFER_PG", key), profile=prof)
+
+    def _buffer_queue(self) -> None:
+        t = self.table("BUFFER_QUEUE")
+        for key, e in self.entries("BUFFER_QUEUE"):
+            where = f"BUFFER_QUEUE|{key}"
+            sk = self.split_key("BUFFER_QUEUE", key, _at(t, key))
+            if sk is None:
+                continue
+            pname, idx, _ = sk
+            self.known_port(pname, _at(t, key), where)
+            qs = expand_range(idx)
+            if qs is None:
+                self.bad(_at(t, key), f"{where}: queue index {idx!r} is not a number or range", where)
+                continue
+            prof = self.ref_field(e, "profile")
+            if prof is not None and prof.value != "NULL":
+                self.check_ref(prof, "BUFFER_PROFILE", self.sw.buffer_profiles, where + ".profile", "buffer profile")
+            p = self.port(pname, t.key_span(key), self.path + ("BUFFER_QUEUE", key))
+            for q in qs:
+                qc = p.queues.get(q) or QueueCfg(index=q, span=t.key_span(key), path=self.path + ("BUFFER_QUEUE", key))
+                qc.buffer_profile = prof
+                p.queues[q] = qc
+
+    def _profile_lists(self) -> None:
+        for table in ("BUFFER_PORT_INGRESS_PROFILE_LIST", "BUFFER_PORT_EGRESS_PROFILE_LIST"):
+            for key, e in self.entries(table):
+                pl = e.get("profile_list")
+                if not isinstance(pl, Scalar) or not isinstance(pl.value, str):
+                    continue
+                for name in pl.value.split(","):
+                    ref = Scalar(strip_ref(name.strip()), pl.span, pl.raw, pl.quoted)
+                    self.check_ref(ref, "BUFFER_PROFILE", self.sw.buffer_profiles, f"{table}|{key}.profile_list",
+                                   "buffer profile")
+
+    def _pfc_wd(self) -> None:
+        t = self.table("PFC_WD")
+        for name, e in self.entries("PFC_WD"):
+            where = f"PFC_WD|{name}"
+            self.enum_field(e, "pfc_stat_history", where, ("enable", "disable"))
+            if name.upper() == "GLOBAL":
+                # 100..1000 is checked by QOS106 (all formats)
+                self.sw.watchdog_poll_ms = self.int_field(e, "POLL_INTERVAL", where, check_range=False)
+                self.sw.watchdog_global_span = e.span
+                self.enum_field(e, "BIG_RED_SWITCH", where, ("enable", "disable"))
+                continue
+            self.known_port(name, _at(t, name), where)
+            p = self.port(name, t.key_span(name), self.path + ("PFC_WD", name))
+            w = p.watchdog or Watchdog()
+            w.span, w.path = e.span, self.path + ("PFC_WD", name)
+            w.enabled = Scalar(True, t.key_span(name))
+            w.action = self.enum_field(e, "action", where, ("drop", "forward", "alert"))
+            w.detection_ms = self.int_field(e, "detection_time", where, check_range=False)
+            w.restoration_ms = self.int_field(e, "restoration_time", where, check_range=False)
+            p.watchdog = w
+
+    def _cable(self) -> None:
+        for cname, e in self.entries("CABLE_LENGTH"):
+            for pname, v in e.items():
+                where = f"CABLE_LENGTH|{cname}.{pname}"
+                if not isinstance(v, Scalar):
+                    continue
+                m = parse_cable_m(v.value) if isinstance(v.value, str) and v.value.strip().endswith("m") else None
+                if m is None:
+                    self.bad(v, f"{where}: {v.value!r} must look like '5m' (metres)", where)
+                    continue
+                p = self.sw.ports.get(str(pname))
+                if p is None:
+                    p = self.port(str(pname), e.key_span(pname), self.path + ("CABLE_LENGTH", cname, pname))
+                p.cable_length = Scalar(m, v.span, v.raw, v.quoted)
+
+
+def _at(table: MapNode, key: Any) -> Scalar:
+    """A located stand-in for an entry key (findings about a key point at the key)."""
+    return table.keys_at.get(key) or Scalar(key, table.span)
+
+
+_EMPTY = MapNode(Span("", 0, 0, 0, 0))
