@@ -1,0 +1,145 @@
+"""The NCCL environment a file sets: one :class:`NcclEnv` per env file, script or container.
+
+Every loader (``.env``, shell/Slurm, Kubernetes ``env:`` lists, ``nccl.conf``) produces this model, so
+rules never know which format they read. Each :class:`NcclVar` keeps:
+
+- ``name``: a Scalar whose span is the variable name as written;
+- ``value``: a Scalar (the value NCCL would see, span = the value token as written, quotes included)
+  or :class:`Unknown` when netlint cannot know it statically (``$(...)``, ``${VAR}``, ``{{ template }}``,
+  ``valueFrom``); rules never guess at an Unknown;
+- ``statement``: the span of the whole assignment ("where it is set");
+- ``via``: the ``source`` lines that brought it in, outermost first (empty when the file itself sets it).
+
+The model keeps every variable the file sets, not only ``NCCL_*`` ones: PyTorch's ``TORCH_NCCL_*``
+names and misspellings such as ``NCCL_IB_HAC`` or ``CCL_NET_GDR_LEVEL`` are what some rules look for.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field, field_serializer
+
+from netlint.located import Scalar, Span
+from netlint.models.base import Located, Model
+
+Format = Literal["dotenv", "shell", "k8s", "nccl.conf"]
+
+
+class Unknown:
+    """A value netlint cannot know without running something (``reason`` says what)."""
+
+    __slots__ = ("raw", "span", "reason")
+
+    def __init__(self, raw: str, span: Span, reason: str):
+        self.raw, self.span, self.reason = raw, span, reason
+
+    value = None   # so ``var.value.value`` is None for an unknown value, like an absent one
+    quoted = False
+
+    def __repr__(self) -> str:
+        return f"Unknown({self.raw!r}: {self.reason})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Unknown) and (self.raw, self.span) == (other.raw, other.span)
+
+    def __hash__(self) -> int:
+        return hash((self.raw, self.span))
+
+    def __reduce__(self):
+        return (Unknown, (self.raw, self.span, self.reason))
+
+
+class SourceRef(Model):
+    """A ``source FILE`` / ``. FILE`` line: the path as written and the file it resolved to."""
+
+    path: Any = Field(description="Scalar (or Unknown) of the path as written")
+    resolved: str | None = Field(None, description="Display path of the sourced file, when it exists")
+    statement: Span | None = None
+
+    @field_serializer("path")
+    def _ser_path(self, v: Any) -> Any:
+        return v.value if isinstance(v, Scalar) else None
+
+
+class NcclVar(Model):
+    name: Located[str]
+    value: Any = Field(description="Scalar (the value NCCL sees) or Unknown")
+    how: str = Field("assign", description="export | assign | prefix | env | dotenv | k8s | nccl.conf")
+    exported: bool = True
+    statement: Span | None = None
+    via: list[Span] = Field(default_factory=list, description="source lines that brought it in")
+    command: str | None = Field(None, description="the command a prefix/env assignment applies to")
+    flags: list[str] = Field(default_factory=list, description="format quirks a rule reports once")
+
+    @field_serializer("value")
+    def _ser_value(self, v: Any) -> Any:
+        return v.value if isinstance(v, Scalar) else None
+
+    @property
+    def key(self) -> str:
+        return self.name.value
+
+    @property
+    def file(self) -> str:
+        return self.name.span.file
+
+    @property
+    def known(self) -> str | None:
+        """The value as a string, or None when it is Unknown."""
+        v = self.value
+        if isinstance(v, Scalar):
+            return "" if v.value is None else str(v.value)
+        return None
+
+    @property
+    def unknown(self) -> bool:
+        return isinstance(self.value, Unknown)
+
+    @property
+    def span(self) -> Span:
+        """Where a finding about this assignment points: the value when it has one, else the name."""
+        v = self.value
+        return v.span if v is not None and getattr(v, "span", None) is not None else self.name.span
+
+    @property
+    def scoped(self) -> bool:
+        """Set only for one command (``NCCL_X=1 cmd`` / ``env NCCL_X=1 cmd``), not for the whole file."""
+        return self.how in ("prefix", "env")
+
+
+class NcclEnv(Model):
+    file: str
+    format: Format
+    scope: str | None = Field(None, description="k8s: kind/name/…/container; None for a whole file")
+    span: Span
+    variables: list[NcclVar] = Field(default_factory=list)
+    sources: list[SourceRef] = Field(default_factory=list)
+
+    def nccl(self) -> list[NcclVar]:
+        return [v for v in self.variables if v.key.startswith("NCCL_")]
+
+    def assignments(self, name: str) -> list[NcclVar]:
+        return [v for v in self.variables if v.key == name]
+
+    def get(self, name: str) -> NcclVar | None:
+        """The assignment NCCL sees for the whole env (one-command prefixes excluded).
+
+        The last one in shell, ``.env`` and Kubernetes; the **first** one in ``nccl.conf``, because NCCL
+        applies each line with ``setenv(name, value, 0)``, which never overwrites (research/nccl.md §2.1).
+        """
+        hits = [v for v in self.variables if v.key == name and not v.scoped and v.exported]
+        if not hits:
+            return None
+        return hits[0] if self.format == "nccl.conf" else hits[-1]
+
+    def names(self) -> set[str]:
+        return {v.key for v in self.variables}
+
+    @property
+    def label(self) -> str:
+        return f"{self.file} ({self.scope})" if self.scope else self.file
+
+    @property
+    def has_unresolved_sources(self) -> bool:
+        return any(s.resolved is None for s in self.sources)

@@ -1,0 +1,50 @@
+"""Small helpers the NCCL loaders share: offsets → spans, placeholders → Unknown, the content sniff."""
+
+from __future__ import annotations
+
+import bisect
+import re
+
+from netlint.located import Scalar, Span
+
+# An NCCL-looking name: NCCL_*, or a near miss of the prefix (CCL_NET_GDR_LEVEL, NCLL_DEBUG, nccl_debug).
+NCCLISH = re.compile(r"\b(?:NCCL|NCC|NCLL|NCL|CCL|nccl)_[A-Za-z0-9_]+")
+TEMPLATE = re.compile(r"\{\{.*?\}\}|\{%.*?%\}")
+
+
+class LineIndex:
+    """Str offsets → 1-based (line, col) for one text."""
+
+    def __init__(self, file: str, text: str):
+        self.file = file
+        self.text = text
+        self.starts = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
+
+    def pos(self, offset: int) -> tuple[int, int]:
+        line = bisect.bisect_right(self.starts, offset) - 1
+        return line + 1, offset - self.starts[line] + 1
+
+    def span(self, start: int, end: int) -> Span:
+        line, col = self.pos(start)
+        end_line, end_col = self.pos(end)
+        return Span(self.file, line, col, end_line, end_col, start, end)
+
+    def scalar(self, value: str, start: int, end: int, quoted: bool = False) -> Scalar:
+        return Scalar(value, self.span(start, end), self.text[start:end], quoted)
+
+
+def placeholder(value: str, shell_expands: bool = True) -> str | None:
+    """Why ``value`` cannot be known statically, or None. ``shell_expands``: ``$`` is an expansion."""
+    if TEMPLATE.search(value):
+        return "a template placeholder ({{ ... }})"
+    if shell_expands and "$" in value:
+        if "$((" in value:
+            return "an arithmetic expansion"
+        if "$(" in value or "`" in value:
+            return "a command substitution"
+        return "a variable expansion"
+    return None
+
+
+def mentions_nccl(text: str) -> bool:
+    return "NCCL" in text or "nccl_" in text or NCCLISH.search(text) is not None
