@@ -23,6 +23,11 @@ def add_parser(sub) -> None:
     p.add_argument("--statistics", action="store_true", help="show a count per rule")
     p.add_argument("--quiet", "-q", action="store_true", help="print nothing; only the exit code")
     p.add_argument("--jobs", type=int, default=None, help="worker processes for loading (default: CPUs)")
+    p.add_argument("--fix", action="store_true", help="apply safe fixes (see docs/fixes.md)")
+    p.add_argument("--unsafe-fixes", action="store_true",
+                   help="with --fix/--diff/--fix-only: also apply fixes that change the run or the fabric")
+    p.add_argument("--diff", action="store_true", help="print the fixes as a unified diff; write nothing")
+    p.add_argument("--fix-only", action="store_true", help="apply fixes; do not report remaining findings")
 
 
 def run(args) -> int:
@@ -43,13 +48,30 @@ def run(args) -> int:
         for f in report.config_errors:
             sys.stderr.write(f"{f.span.file}:{f.span.line}:{f.span.col}: {f.code} {f.message}\n")
         return 2
+    from netlint.fix import cli as fixcli
+
+    fix_run = fixcli.apply_fixes(opts, report, args) if fixcli.wanted(args) else None
+    if fix_run is not None:
+        report = fix_run.report
     fail_on = Severity.parse(args.fail_on or report.config.settings.fail_on)
     failing = [f for f in report.findings if not f.suppressed and f.severity >= fail_on]
     code = 2 if report.internal_error else (1 if failing and not args.exit_zero else 0)
+    if fix_run is not None:
+        code = fixcli.exit_code(fix_run, args, code)
     args.exit_code = code
     fmt = args.format or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
+    if fix_run is not None and (args.diff or args.fix_only):
+        if not args.quiet:
+            sys.stdout.write(fix_run.diff() if args.diff else "")
+            (sys.stderr if args.diff else sys.stdout).write(fixcli.summary(fix_run, args) + "\n")
+        return code
     if not args.quiet:
         out = render(fmt, report, args)
+        if fix_run is not None:
+            if fmt == "text" and not args.output_file:
+                out += fixcli.summary(fix_run, args) + "\n"
+            else:
+                sys.stderr.write(fixcli.summary(fix_run, args) + "\n")
         if args.output_file:
             args.output_file.write_text(out, encoding="utf-8")
         else:

@@ -1,0 +1,308 @@
+"""One fix pass: choose which fixes of a lint report can be applied, and apply them in memory.
+
+Order is the report's finding order, so the outcome is deterministic: an earlier fix wins over a
+later one that edits the same text (or the same YAML/JSON path); the later one is skipped with a
+reason, and the next pass (after a re-lint) gets another chance at it. A fix is all or nothing:
+when one of its edits cannot be applied, none are.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import yaml
+
+from netlint.findings import Edit, Finding
+from netlint.fix.errors import Applied, FixError, Skipped
+from netlint.fix.text import apply_text_edits, check_text_edit, overlaps
+from netlint.source import SourceFile, UnreadableFile
+
+YAML_SUFFIXES = (".yaml", ".yml")
+JSON_SUFFIXES = (".json",)
+PARSE_ERROR = "NL003"
+
+
+@dataclass
+class FileState:
+    path: str
+    src: SourceFile | None = None
+    text: str = ""
+    kind: str | None = None  # "yaml", "json" or None (env, shell, anything else: text edits only)
+    reason: str | None = None  # why this file cannot be fixed, when it cannot
+    mode: str | None = None  # "text" or "structural": one kind of edit per file per pass
+    text_edits: list[Edit] = field(default_factory=list)
+    structural: list[tuple[int, Edit, int]] = field(default_factory=list)  # (fix no., edit, doc)
+    _docs: list[tuple[int, int]] | None = None
+
+    def doc_index(self, edit: Edit) -> int:
+        """Which YAML document of the file the edit's span falls in."""
+        if self._docs is None:
+            self._docs = []
+            for node in yaml.compose_all(self.text, Loader=_Loader):
+                self._docs.append((node.start_mark.index, node.end_mark.index) if node is not None else (-1, -1))
+        if len(self._docs) == 1:
+            return 0
+        s = edit.span.start
+        if s < 0:
+            raise FixError("the edit has no position, and the file holds several YAML documents")
+        best = None
+        for i, (a, b) in enumerate(self._docs):
+            if a <= s <= b and a >= 0:
+                return i
+            if 0 <= a <= s:
+                best = i
+        if best is None:
+            raise FixError("cannot tell which YAML document the edit is for")
+        return best
+
+
+try:
+    _Loader = yaml.CSafeLoader
+except AttributeError:  # pragma: no cover
+    _Loader = yaml.SafeLoader
+
+
+@dataclass
+class PassResult:
+    texts: dict[str, str]  # display path -> new text, for files that changed
+    sources: dict[str, SourceFile]
+    applied: list[Applied]
+    skipped: list[Skipped]
+
+
+def fixable(f: Finding, unsafe: bool) -> bool:
+    return f.fix is not None and bool(f.fix.edits) and not f.suppressed and (f.fix.safe or unsafe)
+
+
+def fix_pass(report, *, unsafe: bool, blocked: dict[str, str],
+             current: Callable[[SourceFile], bytes | None]) -> PassResult:
+    """Apply what can be applied of ``report``'s fixes. ``current(src)`` gives the bytes the file
+    holds now (on disk, or in the overlay of earlier passes); ``blocked`` maps files that must not
+    be touched any more to the reason, and grows when a file turns out to have changed."""
+    ws = report.workspace
+    broken = {f.file for f in report.findings if f.code == PARSE_ERROR}
+    states: dict[str, FileState] = {}
+    skipped: list[Skipped] = []
+
+    def state(path: str) -> FileState:
+        st = states.get(path)
+        if st is None:
+            st = states[path] = _file_state(path, ws, broken, blocked, current)
+        return st
+
+    accepted: list[tuple[int, Finding]] = []
+    for n, f in enumerate(x for x in report.findings if fixable(x, unsafe)):
+        reason, soft = _admit(n, f, state)
+        if reason is None:
+            accepted.append((n, f))
+        else:
+            skipped.append(Skipped(f, reason, hard=not soft))
+
+    rejected: dict[int, str] = {}
+    while True:
+        texts, failures = _apply_all(states, accepted, rejected)
+        if not failures:
+            break
+        rejected.update(failures)
+    applied = []
+    for n, f in accepted:
+        if n in rejected:
+            skipped.append(Skipped(f, rejected[n]))
+        else:
+            applied.append(Applied(f, f.fix.description, f.fix.safe,
+                                   tuple(sorted({e.file for e in f.fix.edits}))))
+    changed = {p: t for p, t in texts.items() if t != states[p].text}
+    return PassResult(changed, {p: states[p].src for p in changed}, applied, skipped)
+
+
+def _file_state(path: str, ws, broken: set[str], blocked: dict[str, str],
+                current: Callable[[SourceFile], bytes | None]) -> FileState:
+    st = FileState(path)
+    if path in blocked:
+        st.reason = blocked[path]
+        return st
+    src = ws.sources.get(path)
+    if src is None:
+        st.reason = f"netlint did not read {path}; it only fixes files it checked"
+        return st
+    st.src = src
+    if ws.targets is not None and path not in ws.targets:
+        st.reason = f"{path} is not among the files being checked"
+        return st
+    if current(src) != src.data:
+        st.reason = f"{path} changed since netlint read it; left untouched"
+        blocked[path] = st.reason
+        return st
+    try:
+        st.text = src.text
+    except UnreadableFile as exc:
+        st.reason = exc.message
+        return st
+    st.kind = _kind(src, st.text)
+    if path in broken or not _parses(st.kind, st.text):
+        st.reason = f"{path} does not parse; netlint never fixes a file it could not parse"
+    return st
+
+
+def _kind(src: SourceFile, text: str) -> str | None:
+    if src.suffix in YAML_SUFFIXES:
+        return "yaml"
+    if src.suffix in JSON_SUFFIXES:
+        return "json"
+    head = text.lstrip()[:1]
+    if head in ("{", "["):
+        try:
+            json.loads(text)
+            return "json"
+        except ValueError:
+            return None
+    return None
+
+
+def _parses(kind: str | None, text: str) -> bool:
+    try:
+        if kind == "yaml":
+            for _ in yaml.compose_all(text, Loader=_Loader):
+                pass
+        elif kind == "json":
+            json.loads(text)
+    except (yaml.YAMLError, ValueError):
+        return False
+    return True
+
+
+def _admit(n: int, f: Finding, state: Callable[[str], FileState]) -> tuple[str | None, bool]:
+    """Check every edit of ``f``'s fix; on success record them in their files' states.
+    Returns (reason, soft) when the fix cannot be applied in this pass."""
+    plan: list[tuple[FileState, Edit, int | None]] = []
+    own: dict[str, list[Edit]] = {}
+    for edit in f.fix.edits:
+        st = state(edit.file)
+        if st.reason:
+            return st.reason, False
+        structural = edit.doc_path is not None
+        try:
+            if structural:
+                if st.kind is None:
+                    raise FixError(f"a structural edit needs a YAML or JSON file; {st.path} is neither")
+                if edit.expected:
+                    check_text_edit(edit, st.text)
+                doc = st.doc_index(edit) if st.kind == "yaml" else 0
+            else:
+                check_text_edit(edit, st.text)
+                doc = None
+        except FixError as exc:
+            return str(exc), False
+        except yaml.YAMLError:
+            return f"{st.path} does not parse; netlint never fixes a file it could not parse", False
+        mode = "structural" if structural else "text"
+        if st.mode is not None and st.mode != mode:
+            return (f"another fix edits {st.path} first (a {st.mode} edit); this one waits for the "
+                    "next pass"), True
+        for other in own.get(st.path, []):
+            if (other.doc_path is None) != structural:
+                return "the fix mixes text and structural edits of one file", False
+            if _clash(other, edit, st, doc):
+                return "the fix's own edits overlap", False
+        conflict = _conflict(st, edit, doc)
+        if conflict is not None:
+            return conflict, True
+        own.setdefault(st.path, []).append(edit)
+        plan.append((st, edit, doc))
+    for st, edit, doc in plan:
+        if edit.doc_path is None:
+            st.mode = "text"
+            if edit not in st.text_edits:
+                st.text_edits.append(edit)
+        else:
+            st.mode = "structural"
+            st.structural.append((n, edit, doc))
+    return None, False
+
+
+def _conflict(st: FileState, edit: Edit, doc: int | None) -> str | None:
+    if edit.doc_path is None:
+        for other in st.text_edits:
+            if other == edit:
+                continue  # the same edit from another finding: applied once
+            if overlaps((other.span.start, other.span.end), (edit.span.start, edit.span.end)):
+                return (f"conflicts with an earlier fix at line {other.span.line}, column "
+                        f"{other.span.col}; the earlier one wins")
+        return None
+    for _, other, odoc in st.structural:
+        if odoc == doc and _path_clash(other, edit):
+            return f"conflicts with an earlier fix of {_show(other.doc_path)}; the earlier one wins"
+    return None
+
+
+def _clash(a: Edit, b: Edit, st: FileState, doc: int | None) -> bool:
+    if a.doc_path is None:
+        return overlaps((a.span.start, a.span.end), (b.span.start, b.span.end))
+    return _path_clash(a, b)
+
+
+def _path_clash(a: Edit, b: Edit) -> bool:
+    pa, pb = tuple(a.doc_path), tuple(b.doc_path)
+    if pa == pb:
+        return a.value != b.value
+    short, long_ = (pa, pb) if len(pa) < len(pb) else (pb, pa)
+    return long_[: len(short)] == short
+
+
+def _show(path: Any) -> str:
+    from netlint.fix.paths import format_path
+
+    return format_path(tuple(path))
+
+
+def _apply_all(states: dict[str, FileState], accepted: list[tuple[int, Finding]],
+               rejected: dict[int, str]) -> tuple[dict[str, str], dict[int, str]]:
+    """New text per file from the accepted fixes not yet rejected; and fixes newly rejected."""
+    alive = {n for n, _ in accepted if n not in rejected}
+    owners: dict[int, Finding] = dict(accepted)
+    texts: dict[str, str] = {}
+    failures: dict[int, str] = {}
+    for path, st in states.items():
+        if st.reason or st.mode is None:
+            continue
+        if st.mode == "text":
+            edits = [e for e in st.text_edits if any(n in alive and e in owners[n].fix.edits for n in owners)]
+            new = apply_text_edits(st.text, edits)
+            if st.kind and not _parses(st.kind, new):
+                for n in alive:
+                    if any(e.file == path for e in owners[n].fix.edits):
+                        failures[n] = f"the edits would leave {path} unparsable; not applied"
+                continue
+            texts[path] = new
+        else:
+            new = st.text
+            by_fix: dict[int, list[tuple[Edit, int]]] = {}
+            for n, edit, doc in st.structural:
+                if n in alive:
+                    by_fix.setdefault(n, []).append((edit, doc))
+            for n, items in by_fix.items():
+                try:
+                    new = _structural(st, new, items)
+                except FixError as exc:
+                    failures[n] = str(exc)
+            texts[path] = new
+    return texts, failures
+
+
+def _structural(st: FileState, text: str, items: list[tuple[Edit, int]]) -> str:
+    if st.kind == "json":
+        from netlint.fix import jsonfix
+
+        for edit, _ in items:
+            text = jsonfix.apply(text, tuple(edit.doc_path), edit.value)
+        return text
+    from netlint.fix import yamlfix
+
+    docs: dict[int, list] = {}
+    for edit, doc in items:
+        docs.setdefault(doc, []).append((tuple(edit.doc_path), edit.value))
+    for doc, ops in sorted(docs.items()):
+        text = yamlfix.apply(text, doc, ops)
+    return text
