@@ -12,7 +12,7 @@ from netlint.cli import main
 from netlint.engine import Options, lint
 from netlint.fix import run_fixes
 from tests.conftest import write_repo
-from tests.fix.helpers import replace_text, set_value
+from tests.fix.fixtools import fix_rules, replace_text, set_value  # noqa: F401 (fixture)
 
 
 def opts(*paths: Path) -> Options:
@@ -42,7 +42,7 @@ def test_unsafe_fix_needs_unsafe(tmp_path, fix_rules):
 
 def test_expected_mismatch_is_skipped(tmp_path, fix_rules):
     from netlint.findings import Edit, Finding, Fix
-    from tests.fix.helpers import span_at
+    from tests.fix.fixtools import span_at
 
     text = "A=1\nB=2\n"
     write_repo(tmp_path, {"x.env": text})
@@ -60,7 +60,7 @@ def test_expected_mismatch_is_skipped(tmp_path, fix_rules):
 
 def test_edit_without_expected_text_is_refused(tmp_path, fix_rules):
     from netlint.findings import Edit, Finding, Fix
-    from tests.fix.helpers import span_at
+    from tests.fix.fixtools import span_at
 
     text = "A=1\n"
     write_repo(tmp_path, {"x.env": text})
@@ -127,7 +127,7 @@ def test_fix_that_would_break_the_file_is_refused(tmp_path, fix_rules):
 
 def test_conflicting_edits_first_wins_rest_reported(tmp_path, fix_rules):
     from netlint.findings import Edit, Finding, Fix
-    from tests.fix.helpers import span_at
+    from tests.fix.fixtools import span_at
 
     text = "NCCL_IB_TC=106\n"
     write_repo(tmp_path, {"c.env": text})
@@ -151,7 +151,7 @@ def test_conflicting_edits_first_wins_rest_reported(tmp_path, fix_rules):
 
 def test_conflict_still_present_is_reported(tmp_path, fix_rules):
     from netlint.findings import Edit, Finding, Fix
-    from tests.fix.helpers import span_at
+    from tests.fix.fixtools import span_at
 
     def two(ws):
         text = ws.text("c.env")
@@ -185,7 +185,7 @@ def test_same_edit_from_two_findings_is_applied_once(tmp_path, fix_rules):
 def test_loop_reaches_a_fixed_point(tmp_path, fix_rules):
     # each pass only fixes the first "aa" it sees; the loop must finish the job
     from netlint.findings import Edit, Finding, Fix
-    from tests.fix.helpers import span_at
+    from tests.fix.fixtools import span_at
 
     def one_at_a_time(ws):
         text = ws.text("l.env")
@@ -203,7 +203,7 @@ def test_loop_reaches_a_fixed_point(tmp_path, fix_rules):
 
 def test_runaway_limit(tmp_path, fix_rules):
     from netlint.findings import Edit, Finding, Fix
-    from tests.fix.helpers import span_at
+    from tests.fix.fixtools import span_at
 
     def forever(ws):
         text = ws.text("r.env")
@@ -220,7 +220,7 @@ def test_runaway_limit(tmp_path, fix_rules):
 
 def test_fixes_that_undo_each_other_stop(tmp_path, fix_rules):
     from netlint.findings import Edit, Finding, Fix
-    from tests.fix.helpers import span_at
+    from tests.fix.fixtools import span_at
 
     def flip(ws):
         text = ws.text("f.env")
@@ -252,7 +252,7 @@ def test_bom_and_crlf_survive_a_text_fix(tmp_path, fix_rules):
 
 def test_files_outside_the_checked_paths_are_not_fixed(tmp_path, fix_rules):
     from netlint.findings import Edit, Finding, Fix
-    from tests.fix.helpers import span_at
+    from tests.fix.fixtools import span_at
 
     write_repo(tmp_path, {"a.env": "A=1\n", "b.env": "B=1\n"})
 
@@ -271,7 +271,7 @@ def test_files_outside_the_checked_paths_are_not_fixed(tmp_path, fix_rules):
 
 def test_multi_file_fix_is_all_or_nothing(tmp_path, fix_rules):
     from netlint.findings import Edit, Finding, Fix
-    from tests.fix.helpers import span_at
+    from tests.fix.fixtools import span_at
 
     write_repo(tmp_path, {"a.env": "A=1\n", "b.yaml": "b: 1\n"})
 
@@ -407,7 +407,7 @@ def test_yaml_structural_and_text_edits_in_one_file_take_two_passes(tmp_path, fi
 def test_structural_edit_on_env_file_is_refused(tmp_path, fix_rules):
     write_repo(tmp_path, {"e.env": "A=1\n"})
     from netlint.findings import Edit, Finding, Fix
-    from tests.fix.helpers import span_at
+    from tests.fix.fixtools import span_at
 
     def s(ws):
         sp = span_at("e.env", "A=1\n", 0, 1)

@@ -1,9 +1,12 @@
 """Synthetic fixes for testing the fixer before (and besides) the real rules: a test rule whose
-findings come from callables the test installs."""
+findings come from callables the test installs (the ``fix_rules`` fixture; import it into the test
+module). Not a conftest.py: the suite imports the top-level ``conftest`` by name."""
 
 from __future__ import annotations
 
 from typing import Any, Callable, Iterable
+
+import pytest
 
 from netlint.findings import Edit, Finding, Fix, Severity
 from netlint.located import Span, locate, parse_json, parse_yaml, plain
@@ -73,3 +76,31 @@ def finding(file: str, text: str, start: int, end: int, replacement: str, *, exp
 
 
 Maker = Callable[[Any], Iterable[Finding]]
+
+
+@pytest.fixture
+def fix_rules():
+    """Install synthetic rules for one test: ``fix_rules.append(maker)``; each maker(ws) yields
+    findings. Removed from the rule registry afterwards."""
+    from netlint.rules.base import REGISTRY, Rule
+
+    makers: list = []
+
+    class SyntheticFixes(Rule):
+        """Test-only rule: findings and fixes come from the test.
+
+        Source: tests/fix/helpers.py
+        """
+
+        code = "ZZ900"
+        name = "synthetic-fixes"
+        summary = "synthetic findings with fixes, for the fixer's tests"
+
+        def check(self, ws):
+            for make in makers:
+                yield from make(ws)
+
+    try:
+        yield makers
+    finally:
+        REGISTRY.pop("ZZ900", None)
