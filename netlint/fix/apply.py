@@ -141,9 +141,25 @@ def _file_state(path: str, ws, broken: set[str], blocked: dict[str, str],
         st.reason = exc.message
         return st
     st.kind = _kind(src, st.text)
-    if path in broken or not _parses(st.kind, st.text):
+    if path in broken or not _parses(st.kind, st.text) or _loader_parse_error(src):
         st.reason = f"{path} does not parse; netlint never fixes a file it could not parse"
     return st
+
+
+def _loader_parse_error(src: SourceFile) -> bool:
+    """Whether a loader that reads ``src`` finds a parse error (NL003) in it. Asked of the loaders
+    themselves because ``--select``/``ignore`` may have filtered NL003 out of the report."""
+    from netlint.loaders.base import load_loaders
+
+    for loader in load_loaders().values():
+        try:
+            if not (loader.wants(src.name, src.suffix) and loader.claims(src)):
+                continue
+            if any(isinstance(item, Finding) and item.code == PARSE_ERROR for item in loader.load(src)):
+                return True
+        except Exception:  # a loader that trips over the file: it is not ours to judge here
+            continue
+    return False
 
 
 def _kind(src: SourceFile, text: str) -> str | None:

@@ -484,3 +484,13 @@ def test_cli_fix_reports_skips_on_stderr(tmp_path, fix_rules, capsys):
     main(["check", "--fix", str(tmp_path / "bad.yaml")])
     err = capsys.readouterr().err
     assert "fix not applied: bad.yaml:2:4: ZZ901:" in err and "does not parse" in err
+
+
+def test_unparsable_file_is_not_fixed_even_when_nl003_is_not_selected(tmp_path, fix_rules):
+    text = "a: [1, 2\nb: old\n"
+    write_repo(tmp_path, {"bad.yaml": text})
+    fix_rules.append(replace_text(".yaml", "old", "new"))
+    o = Options(paths=[tmp_path / "bad.yaml"], select=["ZZ"], jobs=1)
+    assert not [f for f in lint(o).findings if f.code == "NL003"]
+    run = run_fixes(o)
+    assert not run.applied and (tmp_path / "bad.yaml").read_text() == text
