@@ -16,7 +16,8 @@ from tests.fix.fixtools import fix_rules, replace_text, set_value  # noqa: F401 
 
 
 def opts(*paths: Path) -> Options:
-    return Options(paths=list(paths), jobs=1)
+    # only the synthetic rules: real rules (NCCL301 knows NCCL_IB_TIMOUT is misspelled) stay out
+    return Options(paths=list(paths), select=["ZZ"], jobs=1)
 
 
 def test_text_fix_on_env_file(tmp_path, fix_rules):
@@ -442,7 +443,7 @@ def test_cli_diff_writes_nothing(tmp_path, fix_rules, capsys):
     fix_rules.append(set_value("sw.yaml", ("pfc", "watchdog"), True))
     files = [tmp_path / "a.env", tmp_path / "sw.yaml"]
     before = {p: (p.read_bytes(), os.stat(p).st_mtime_ns) for p in files}
-    code = main(["check", "--diff", *map(str, files)])
+    code = main(["check", "--select", "ZZ", "--diff", *map(str, files)])
     out, err = capsys.readouterr()
     assert code == 1
     assert "-NCCL_IB_TIMOUT=22\n+NCCL_IB_TIMEOUT=22\n" in out
@@ -456,12 +457,12 @@ def test_cli_fix_reports_counts(tmp_path, fix_rules, capsys):
     write_repo(tmp_path, {"a.env": "NCCL_IB_TIMOUT=22\nTP=16\n"})
     fix_rules.append(replace_text(".env", "NCCL_IB_TIMOUT", "NCCL_IB_TIMEOUT"))
     fix_rules.append(replace_text(".env", "TP=16", "TP=8", safe=False, code="ZZ903"))
-    code = main(["check", "--fix", str(tmp_path / "a.env")])
+    code = main(["check", "--select", "ZZ", "--fix", str(tmp_path / "a.env")])
     out = capsys.readouterr().out
     assert "1 fix applied; 1 more with --unsafe-fixes." in out
     assert "ZZ903" in out and "ZZ901" not in out.split("Found")[0]
     assert code == 1
-    code = main(["check", "--fix", "--unsafe-fixes", str(tmp_path / "a.env")])
+    code = main(["check", "--select", "ZZ", "--fix", "--unsafe-fixes", str(tmp_path / "a.env")])
     out = capsys.readouterr().out
     assert "1 fix applied." in out and code == 0
     assert (tmp_path / "a.env").read_text() == "NCCL_IB_TIMEOUT=22\nTP=8\n"
@@ -471,7 +472,7 @@ def test_cli_fix_only(tmp_path, fix_rules, capsys):
     write_repo(tmp_path, {"a.env": "NCCL_IB_TIMOUT=22\nTP=16\n"})
     fix_rules.append(replace_text(".env", "NCCL_IB_TIMOUT", "NCCL_IB_TIMEOUT"))
     fix_rules.append(replace_text(".env", "TP=16", "TP=8", safe=False, code="ZZ903"))
-    code = main(["check", "--fix-only", str(tmp_path / "a.env")])
+    code = main(["check", "--select", "ZZ", "--fix-only", str(tmp_path / "a.env")])
     out = capsys.readouterr().out
     assert out == "1 fix applied; 1 more with --unsafe-fixes.\n"
     assert code == 0
@@ -481,7 +482,7 @@ def test_cli_fix_reports_skips_on_stderr(tmp_path, fix_rules, capsys):
     text = "a: [1\nb: old\n"
     write_repo(tmp_path, {"bad.yaml": text})
     fix_rules.append(replace_text(".yaml", "old", "new"))
-    main(["check", "--fix", str(tmp_path / "bad.yaml")])
+    main(["check", "--select", "ZZ", "--fix", str(tmp_path / "bad.yaml")])
     err = capsys.readouterr().err
     assert "fix not applied: bad.yaml:2:4: ZZ901:" in err and "does not parse" in err
 
