@@ -306,6 +306,8 @@ class SonicBuilder:
                        tables=frozenset(str(k) for k in root), container_span=root.span)
         self.sw = sw
         self.meta = meta
+        dps = meta.get("default_pfcwd_status")
+        sw.default_pfcwd_status = dps if isinstance(dps, Scalar) else None
         self._ports()
         self._maps()
         self._wred()

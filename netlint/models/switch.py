@@ -243,6 +243,7 @@ class SwitchQos:
     watchdog_poll_ms: Scalar | None = None
     watchdog_global_span: Span | None = None
     lossless_mtu: Scalar | None = None          # LOSSLESS_TRAFFIC_PATTERN.mtu
+    default_pfcwd_status: Scalar | None = None  # SONiC DEVICE_METADATA: "enable" starts PFC WD at boot
     # True when the document is a complete configuration (YANG instance data, native file) rather
     # than a rendered fragment: references to ports then must resolve.
     complete: bool = False

@@ -1,0 +1,55 @@
+"""Fix edits for switch QoS findings, written in the switch file's own format.
+
+Rules describe *what* value should be where; these helpers turn it into the exact token text
+(quoted strings in SONiC JSON, plain scalars and flow lists in YAML) or a structural edit that
+adds a key. Rules stay format-agnostic.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from netlint.findings import Edit, replace_span
+from netlint.located import Scalar, Span
+
+JSON_FORMATS = ("sonic", "sonic-yang")
+
+
+def render(fmt: str, token: Scalar | None, value: Any) -> str:
+    """``value`` as source text for a token of format ``fmt`` (``token`` tells how it was quoted)."""
+    if fmt in JSON_FORMATS:
+        if token is not None and not token.quoted and not isinstance(value, str):
+            return json.dumps(value)
+        if isinstance(value, (list, tuple)):
+            return json.dumps(",".join(str(v) for v in value))
+        return json.dumps(str(value))
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(str(v) for v in value) + "]"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def stored(fmt: str, value: Any) -> Any:
+    """The value a structural edit writes (SONiC CONFIG_DB stores strings)."""
+    if fmt in JSON_FORMATS:
+        if isinstance(value, (list, tuple)):
+            return ",".join(str(v) for v in value)
+        return str(value)
+    return list(value) if isinstance(value, tuple) else value
+
+
+def replace_token(fmt: str, token: Scalar, value: Any, text: str | None) -> Edit:
+    """Replace exactly the token ``token`` with ``value`` rendered for ``fmt``."""
+    return replace_span(token.span, render(fmt, token, value), text)
+
+
+def add_key(fmt: str, container: Span, doc_path: tuple, value: Any) -> Edit:
+    """Set ``doc_path`` (creating keys) to ``value``; the fixer re-renders the container."""
+    return Edit(span=container, replacement="", doc_path=tuple(doc_path), value=stored(fmt, value))
+
+
+def ecn_on_value(fmt: str) -> object:
+    """The value that turns ECN marking on, in the format's own words."""
+    return {"native": True, "nvue": "enable"}.get(fmt, "ecn_all")

@@ -1,0 +1,72 @@
+"""PFC headroom: a lower bound of the xoff a lossless PG needs, and pg_profile_lookup.ini tables.
+
+``xoff`` is the headroom that absorbs what is still arriving after the switch sends PAUSE: it is
+not the PAUSE trigger. The bound follows the structure of SONiC's NVIDIA headroom calculation
+(sonic-swss ``cfgmgr/buffer_headroom_mellanox.lua``, research/switch-qos.md §3.1)::
+
+    xoff = lossless_mtu + (port_mtu + bytes_on_cable + mac_phy_delay + peer_response) × cell_occupancy
+    bytes_on_cable = 2 × cable_m × speed_Mbps × 1e6 / 1.98e8 / 8     # round trip, light in cable 1.98e8 m/s
+
+To be a *lower* bound on every ASIC (so a finding is never a vendor-table false alarm), netlint takes
+the most favourable inputs the research lists: cell occupancy 1 (no small-packet overhead),
+lossless_mtu 1024 (the lua default), mac_phy_delay 0.8 KB and peer response 3.8 KB (the smallest
+ASIC_TABLE values; the pause-quanta figures are larger), no gearbox, no pipeline latency, and no
+port-MTU term (the SN5600 table, which relies on a shared headroom pool, goes below a bound that
+counts a 9100-byte frame: 10G/1000m xoff 24576). With these
+the bound stays below every row of the saved pg_profile_lookup tables (MSN2700, SN5600, TH gen
+BALANCED, Nokia H6; a test checks it), which are authoritative per SKU.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+LIGHT_IN_CABLE_M_S = 1.98e8      # lua: 198000000
+MAC_PHY_DELAY = int(0.8 * 1024)  # ASIC_TABLE mac_phy_delay 0.8 KB
+PEER_RESPONSE = int(3.8 * 1024)  # ASIC_TABLE peer_response_time 3.8 KB
+LOSSLESS_MTU = 1024              # LOSSLESS_TRAFFIC_PATTERN default
+
+
+def bytes_on_cable(speed_mbps: int, cable_m: int) -> float:
+    return 2 * cable_m * speed_mbps * 1e6 / LIGHT_IN_CABLE_M_S / 8
+
+
+def min_xoff(speed_mbps: int, cable_m: int) -> int:
+    """The least headroom (bytes) a lossless PG needs at this speed and cable length."""
+    need = LOSSLESS_MTU + bytes_on_cable(speed_mbps, cable_m) + MAC_PHY_DELAY + PEER_RESPONSE
+    return int(math.ceil(need))
+
+
+@dataclass(frozen=True)
+class PgProfileRow:
+    speed_mbps: int
+    cable_m: int
+    size: int
+    xon: int
+    xoff: int
+    threshold: str
+    xon_offset: int | None
+
+
+def parse_pg_profile_lookup(text: str) -> list[PgProfileRow]:
+    """Rows of a SONiC ``pg_profile_lookup.ini`` (``speed cable size xon xoff threshold [xon_offset]``)."""
+    rows = []
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        parts = line.split()
+        if len(parts) < 6 or not parts[0].isdigit() or not parts[1].rstrip("m").isdigit():
+            continue
+        try:
+            rows.append(PgProfileRow(int(parts[0]), int(parts[1].rstrip("m")), int(parts[2]), int(parts[3]),
+                                     int(parts[4]), parts[5], int(parts[6]) if len(parts) > 6 else None))
+        except ValueError:
+            continue
+    return rows
+
+
+def read_pg_profile_lookup(path: Path) -> list[PgProfileRow]:
+    return parse_pg_profile_lookup(path.read_text(encoding="utf-8", errors="replace"))

@@ -1,0 +1,93 @@
+from __future__ import annotations
+
+from typing import Iterator
+
+from netlint.findings import Finding, Fix, Severity
+from netlint.qos import switches
+from netlint.qos.common import lossless_ports, names, queue_of_priority
+from netlint.qos.edits import add_key, ecn_on_value, replace_token
+from netlint.rules.base import Rule
+
+
+class EcnOffOnLosslessQueue(Rule):
+    """ECN marking is off on the egress queue of a lossless priority.
+
+    What: for every PFC-enabled priority of a port, the egress queue it maps to (MAP_PFC_PRIORITY_TO_QUEUE,
+    else TC→queue, else the same number) must have a WRED/ECN profile that marks green traffic
+    (SONiC `ecn` other than `ecn_none`; NVUE `congestion-control … ecn enable`; native `ecn.<q>.enabled`).
+    Ports whose queues the file does not describe are not judged.
+
+    Why: DCQCN slows senders only when switches mark ECN. Without marking, a lossless queue fills
+    until PFC pauses the upstream port: congestion spreads as head-of-line blocking and PFC storms
+    instead of being resolved at the senders (sonic-buildimage#21891: `np_ecn_marked_roce_packets 0`).
+
+    Bad:
+        "WRED_PROFILE": {"AZURE_LOSSLESS": {"ecn": "ecn_none", "green_min_threshold": "1048576", ...}},
+        "QUEUE": {"Ethernet0|3": {"wred_profile": "AZURE_LOSSLESS"}}   # with pfc_enable "3,4"
+    Good:
+        "WRED_PROFILE": {"AZURE_LOSSLESS": {"ecn": "ecn_all", ...}}
+
+    Fix: set `ecn` to `ecn_all` on the profile (reported once at the shared profile, unsafe: changes
+    marking), or bind the queue to the lossless WRED profile the other lossless queues use.
+
+    Source: research/switch-qos.md §2 R6 (SBI rendered AZURE_LOSSLESS `ecn_all`; CL514 RoCE ECN on
+    TC 3), §4.6 (sonic-buildimage#21891).
+    """
+
+    code = "QOS104"
+    name = "ecn-off-on-lossless-queue"
+    severity = Severity.ERROR
+    summary = "ECN marking off on a lossless queue"
+
+    def check(self, ws) -> Iterator[Finding]:
+        for sw in switches(ws):
+            text = ws.text(sw.file)
+            by_profile: dict[str, list] = {}
+            unbound: dict[int, list] = {}
+            marking = None
+            for port in lossless_ports(sw):
+                if not port.queues:
+                    continue
+                for prio in sorted(port.pfc_set()):
+                    q = queue_of_priority(sw, port, prio)
+                    qc = port.queues.get(q)
+                    wp = sw.wred_of(qc) if qc is not None else None
+                    if qc is not None and qc.wred_profile is not None and wp is None:
+                        continue  # dangling: NL011
+                    if wp is None:
+                        unbound.setdefault(q, []).append((port, qc))
+                    elif not wp.ecn_marks_green:
+                        by_profile.setdefault(wp.name, []).append((port, q))
+                    elif marking is None:
+                        marking = wp
+            for name, rows in sorted(by_profile.items()):
+                wp = sw.wred_profiles[name]
+                ports = [r[0] for r in rows]
+                qs = sorted({r[1] for r in rows})
+                new = ecn_on_value(sw.format)
+                if wp.ecn is not None:
+                    span = wp.ecn.span
+                    fix = Fix("turn ECN marking on", (replace_token(sw.format, wp.ecn, new, text),), safe=False) \
+                        if wp.ecn.raw else None  # a token the user wrote (not a platform default)
+                else:
+                    span = wp.key_span or wp.span
+                    fix = Fix("turn ECN marking on", (add_key(sw.format, wp.span, wp.path + ("ecn",), new),),
+                              safe=False) if wp.path else None
+                mode = wp.ecn.value if wp.ecn is not None else "ecn_none (default)"
+                yield self.finding(
+                    f"ECN is off ({mode}) in WRED profile '{name}', used by lossless queue(s) "
+                    f"{','.join(map(str, qs))} on {len(ports)} port(s) ({names(p.name for p in ports)})",
+                    span, key=f"{sw.name}:wred:{name}:ecn", fix=fix)
+            for q, rows in sorted(unbound.items()):
+                port, qc = rows[0]
+                ports = [r[0] for r in rows]
+                span = qc.span if qc is not None else (port.qos_span or port.span)
+                fix = None
+                if qc is not None and qc.path and marking is not None and sw.format in ("sonic", "sonic-yang"):
+                    fix = Fix(f"use WRED profile '{marking.name}'", tuple(
+                        add_key(sw.format, r[1].span, r[1].path + ("wred_profile",), marking.name)
+                        for r in rows if r[1] is not None and r[1].path), safe=False)
+                yield self.finding(
+                    f"lossless queue {q} has no ECN/WRED profile on {len(ports)} port(s) "
+                    f"({names(p.name for p in ports)}): ECN never marks it", span,
+                    key=f"{sw.name}:queue:{q}:ecn", fix=fix)

@@ -1,0 +1,130 @@
+from __future__ import annotations
+
+from typing import Iterator
+
+from netlint.findings import Finding, Fix, Severity
+from netlint.models.switch import Port, SwitchQos
+from netlint.qos import switches
+from netlint.qos.common import is_dual_tor, lossless_ports, names
+from netlint.qos.edits import replace_token
+from netlint.rules.base import Rule
+
+DETECTION = (100, 5000)      # ms, sonic-pfcwd.yang
+RESTORATION = (100, 60000)   # ms
+POLL = (100, 1000)           # ms
+
+
+class PfcWatchdog(Rule):
+    """PFC watchdog off on a lossless port, or its timings out of range.
+
+    What:
+    - off (warning): a port with PFC has no watchdog on every PFC priority. SONiC: `pfcwd_sw_enable`
+      lacks a `pfc_enable` priority, or the file has PFC_WD entries (or is a complete config_db
+      without `default_pfcwd_status: enable`) and this port has none. Cumulus NVUE: no
+      `interface <if> qos pfc-watchdog`, or `state disable`. Native: `pfc.watchdog.enabled` not true.
+      A rendered `qos.json` without PFC_WD says nothing (SONiC starts the watchdog from
+      `default_pfcwd_status` at boot) and is not judged. SONiC dual-ToR ports (PFC 2,3,4,6) watch
+      3,4 only by design.
+    - out of range (error, every port): detection_time 100..5000 ms, restoration_time 100..60000 ms,
+      POLL_INTERVAL 100..1000 ms, and detection/restoration ≥ POLL_INTERVAL (SONiC rejects others).
+
+    Why: a NIC or switch stuck sending PAUSE (a PFC storm) freezes the lossless class hop by hop
+    across the fabric; the watchdog detects the storm and drops or forwards the queue so the rest of
+    the fabric recovers (sonic-mgmt#14526, sonic-buildimage#23444).
+
+    Bad:  `"PORT_QOS_MAP": {"Ethernet0": {"pfc_enable": "3,4", "pfcwd_sw_enable": "3"}}`,
+          `"PFC_WD": {"Ethernet0": {"detection_time": "50"}}`
+    Good: `"pfcwd_sw_enable": "3,4"`, `"detection_time": "200"` (SONiC defaults: detection 200 ms,
+          restoration 200 ms, poll 200 ms, action drop)
+
+    Fix: watch every PFC priority (unsafe: changes storm handling); move timings into range.
+
+    Source: research/switch-qos.md §1a (PFC_WD ranges from `sonic-pfcwd.yang`), §2 R13/R14
+    (sonic-utilities `pfcwd/main.py` defaults; CL514 poll 100 ms × 3), §4.8.
+    """
+
+    code = "QOS106"
+    name = "pfc-watchdog"
+    severity = Severity.ERROR
+    summary = "PFC watchdog off or out of range on a lossless port"
+
+    def check(self, ws) -> Iterator[Finding]:
+        for sw in switches(ws):
+            text = ws.text(sw.file)
+            yield from self._ranges(sw)
+            yield from self._off(sw, text)
+
+    def _ranges(self, sw: SwitchQos) -> Iterator[Finding]:
+        poll = sw.watchdog_poll_ms
+        if poll is not None and not POLL[0] <= poll.value <= POLL[1]:
+            yield self.finding(f"PFC watchdog POLL_INTERVAL {poll.value} ms is outside {POLL[0]}..{POLL[1]} ms",
+                               poll.span, key=f"{sw.name}:pfcwd:poll")
+        seen = set()
+        for port in sw.ports.values():
+            w = port.watchdog
+            if w is None or w.span in seen:
+                continue
+            seen.add(w.span)
+            for label, val, (lo, hi) in (("detection_time", w.detection_ms, DETECTION),
+                                         ("restoration_time", w.restoration_ms, RESTORATION)):
+                if val is None:
+                    continue
+                if not lo <= val.value <= hi:
+                    yield self.finding(f"PFC watchdog {label} {val.value} ms on {port.name} is outside {lo}..{hi} ms",
+                                       val.span, key=f"{sw.name}:pfcwd:{port.name}:{label}")
+                elif poll is not None and POLL[0] <= poll.value <= POLL[1] and val.value < poll.value:
+                    yield self.finding(f"PFC watchdog {label} {val.value} ms on {port.name} must be greater than "
+                                       f"or equal to POLL_INTERVAL {poll.value} ms", val.span,
+                                       key=f"{sw.name}:pfcwd:{port.name}:{label}")
+
+    def _off(self, sw: SwitchQos, text: str | None) -> Iterator[Finding]:
+        partial: dict[tuple, list[tuple[Port, list[int]]]] = {}
+        missing: list[Port] = []
+        for port in lossless_ports(sw):
+            w = port.watchdog
+            pfc = port.pfc_set()
+            if sw.format in ("sonic", "sonic-yang"):
+                if w is not None and w.priorities is not None:
+                    lack = sorted(pfc - {s.value for s in w.priorities})
+                    if is_dual_tor(port):
+                        lack = [p for p in lack if p not in (2, 6)]
+                    if lack:
+                        partial.setdefault(tuple(lack), []).append((port, lack))
+                        continue
+                has_table = "PFC_WD" in sw.tables
+                started = sw.default_pfcwd_status is not None and sw.default_pfcwd_status.value == "enable"
+                full = sw.complete and sw.format == "sonic"  # YANG test data is not a whole config
+                if (w is None or w.span is None) and (has_table or (full and not started)):
+                    missing.append(port)
+            else:
+                if port.name.startswith("(") and sw.format == "nvue":
+                    continue  # no interface section: nothing said about per-port watchdogs
+                if w is None or w.enabled is None or w.enabled.value is not True:
+                    missing.append(port)
+        for lack, rows in sorted(partial.items()):
+            port = rows[0][0]
+            ports = [r[0] for r in rows]
+            tok = port.watchdog.priorities_token
+            edits, seen = [], set()
+            for p, _ in rows:
+                t = p.watchdog.priorities_token
+                if t is not None and t.span not in seen:
+                    seen.add(t.span)
+                    edits.append(replace_token(sw.format, t, sorted(p.pfc_set()), text))
+            yield self.finding(
+                f"PFC watchdog is off for lossless priority {','.join(map(str, lack))} (pfcwd_sw_enable "
+                f"{tok.value!r}, pfc_enable {','.join(map(str, sorted(port.pfc_set())))!r}) on {len(ports)} "
+                f"port(s) ({names(p.name for p in ports)})", tok.span, key=f"{sw.name}:pfcwd:off:{lack}",
+                fix=Fix("watch every PFC priority", tuple(edits), safe=False), severity=Severity.WARNING)
+        if missing:
+            port = missing[0]
+            w = port.watchdog
+            span = (w.enabled.span if w is not None and w.enabled is not None else
+                    port.pfc_enable_token.span if port.pfc_enable_token is not None else port.span)
+            fix = None
+            if w is not None and w.enabled is not None and w.enabled.raw and w.enabled.value is False:
+                fix = Fix("enable the PFC watchdog", (replace_token(
+                    sw.format, w.enabled, "enable" if sw.format == "nvue" else True, text),), safe=False)
+            yield self.finding(
+                f"PFC watchdog is off on {len(missing)} lossless port(s) ({names(p.name for p in missing)})",
+                span, key=f"{sw.name}:pfcwd:off", fix=fix, severity=Severity.WARNING)

@@ -1,0 +1,71 @@
+from __future__ import annotations
+
+import math
+from typing import Iterator
+
+from netlint.findings import Finding, Fix, Severity
+from netlint.qos import switches
+from netlint.qos.common import lossless_ports, names
+from netlint.qos.edits import replace_token
+from netlint.qos.headroom import min_xoff
+from netlint.rules.base import Rule
+
+
+class HeadroomBelowRequirement(Rule):
+    """A lossless PG's headroom (xoff) is below what its port speed and cable length need.
+
+    What: for a PFC-enabled PG bound to a buffer profile with `xoff`, on a port whose speed and
+    cable length are known, `xoff` must cover what arrives after PAUSE is sent: a round trip of
+    the cable plus the frames and response time the peer needs to stop. netlint computes a lower
+    bound (netlint/qos/headroom.py, following sonic-swss `buffer_headroom_mellanox.lua` with the
+    most favourable constants); real ASIC tables are above it (a test checks the four saved
+    pg_profile_lookup.ini tables). `xoff` is that headroom, not the PAUSE trigger: never compare
+    it with ECN thresholds. Profiles created at run time (absent BUFFER_PG, `NULL`) are not judged.
+
+    Why: too little headroom drops packets of a "lossless" class right after PAUSE, on long cables
+    and fast ports first (SONiC#480; PR #24903: table values "can be reused for a lower speed or
+    shorter cable ... but we can't increase them").
+
+    Bad:  400G port, `CABLE_LENGTH` 300m, PG 3 → profile with `"xoff": "20000"`
+    Good: `"xoff": "165888"` or more (the SKU's pg_profile_lookup.ini row for 400000/300m)
+
+    Fix: raise `xoff` at least to the bound (unsafe: takes buffer from the shared pool); the SKU's
+    pg_profile_lookup.ini row is authoritative.
+
+    Source: research/switch-qos.md §3.1 (formula and ASIC_TABLE constants, SWSS lua), §3.2 (vendor
+    tables), §2 R16/R17, §4.5/§4.7.
+    """
+
+    code = "QOS110"
+    name = "headroom-below-requirement"
+    severity = Severity.ERROR
+    summary = "Lossless PG headroom (xoff) below what port speed and cable length need"
+
+    def check(self, ws) -> Iterator[Finding]:
+        for sw in switches(ws):
+            text = ws.text(sw.file)
+            short: dict[str, list] = {}
+            for port in lossless_ports(sw):
+                if port.speed is None or port.cable_length is None or port.cable_length.value <= 0:
+                    continue
+                need = min_xoff(port.speed.value, port.cable_length.value)
+                tcpg = sw.map_for(port, "tc_to_pg")
+                for tc in sorted(port.pfc_set()):
+                    pg = tcpg.get(tc) if tcpg is not None else tc
+                    b = port.pgs.get(pg if pg is not None else tc)
+                    prof = sw.profile_of(b) if b is not None else None
+                    if prof is None or not prof.has_headroom:
+                        continue  # runtime-created, dynamic, or no headroom at all (QOS102)
+                    if prof.xoff.value < need:
+                        short.setdefault(prof.name, []).append((port, need))
+            for pname, rows in sorted(short.items()):
+                prof = sw.buffer_profiles[pname]
+                port, need = max(rows, key=lambda r: r[1])
+                ports = sorted({r[0].name for r in rows})
+                target = int(math.ceil(need / 1024) * 1024)
+                yield self.finding(
+                    f"buffer profile '{pname}' has xoff {prof.xoff.value} B of headroom, below the {need} B a "
+                    f"{port.speed.value // 1000}G port with {port.cable_length.value} m of cable needs at least "
+                    f"({len(ports)} port(s): {names(ports)})", prof.xoff.span, key=f"{sw.name}:headroom:{pname}",
+                    fix=Fix(f"raise xoff to at least {target}", (replace_token(sw.format, prof.xoff, target, text),),
+                            safe=False))

@@ -1,0 +1,55 @@
+from __future__ import annotations
+
+from typing import Iterator
+
+from netlint.findings import Finding, Severity
+from netlint.qos import switches
+from netlint.qos.common import lossless_ports, names
+from netlint.rules.base import Rule
+
+
+class CableLengthMissing(Rule):
+    """A lossless port has no cable length (or `0m`).
+
+    What: warns for ports with PFC whose cable length is missing or zero, when the file is where it
+    would be written: a SONiC file that has a CABLE_LENGTH table or is a complete config_db, or a
+    native switch file. Cumulus NVUE has a platform default cable length and is not judged.
+
+    Why: SONiC's buffermgrd builds the lossless PG profile from (port speed, cable length); with no
+    cable length it retries forever, with `0m` it creates no profile — either way the lossless PG
+    gets no headroom and PFC cannot prevent drops (SONiC#480). A cable length shorter than the real
+    one under-sizes the headroom.
+
+    Bad:  `"CABLE_LENGTH": {"AZURE": {"Ethernet0": "5m"}}` with PFC also on Ethernet4
+    Good: `"CABLE_LENGTH": {"AZURE": {"Ethernet0": "5m", "Ethernet4": "5m"}}`
+
+    Fix: add the real cable length (metres, rounded up to a row of the SKU's pg_profile_lookup.ini);
+    netlint cannot know it, so no automatic fix.
+
+    Source: research/switch-qos.md §1a (buffermgrd failure modes, sonic-swss `buffermgr.cpp`),
+    §2 R16, §4.5.
+    """
+
+    code = "QOS111"
+    name = "cable-length-missing"
+    severity = Severity.WARNING
+    summary = "Cable length missing on a lossless port"
+
+    def check(self, ws) -> Iterator[Finding]:
+        for sw in switches(ws):
+            if sw.format == "nvue":
+                continue
+            if sw.format in ("sonic", "sonic-yang") and "CABLE_LENGTH" not in sw.tables and \
+                    not (sw.complete and sw.format == "sonic"):  # YANG test data is not a whole config
+                continue
+            missing = [p for p in lossless_ports(sw) if not p.name.startswith("(")
+                       and (p.cable_length is None or p.cable_length.value == 0)]
+            if not missing:
+                continue
+            first = missing[0]
+            span = first.cable_length.span if first.cable_length is not None else first.span
+            zero = [p.name for p in missing if p.cable_length is not None]
+            what = "no cable length" if not zero else ("cable length 0m" if len(zero) == len(missing)
+                                                       else "no cable length or 0m")
+            yield self.finding(f"{what} on {len(missing)} lossless port(s) ({names(p.name for p in missing)}): "
+                               f"no lossless headroom can be sized for them", span, key=f"{sw.name}:cable")
