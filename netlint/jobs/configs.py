@@ -1,0 +1,216 @@
+"""Declarative job configs → TrainingJob: NeMo (launcher) YAML, gpt-neox YAML, torchtitan TOML.
+
+Key names: research/jobs.md §1b (framework cousins table), §4a (NeMo), §4c (torchtitan), and
+gpt-neox ``neox_arguments`` (NEOX). World sizes: NeMo ``trainer.num_nodes × trainer.devices``
+(NEMO megatron_init.py); gpt-neox and torchtitan take it from the launcher, so it stays unknown.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from netlint.jobs.launch import derive_dp, _derive
+from netlint.jobs.values import as_bool, as_int, const, typed
+from netlint.located import MapNode, Scalar, Span
+from netlint.models.job import TrainingJob
+from netlint.shell.model import FileText, Unknown
+
+_INTERP = re.compile(r"\$\{([^${}]+)\}")
+
+
+def _get(root: Any, path: str) -> Any:
+    node = root
+    for part in path.split("."):
+        if not isinstance(node, MapNode):
+            return None
+        node = node.get(part)
+    return node
+
+
+class _Resolver:
+    """OmegaConf-style ``${a.b}`` / ``${.sibling}`` interpolations, only when they resolve to a
+    literal (the launcher's ``training.`` namespace is the document root)."""
+
+    def __init__(self, root: MapNode):
+        self.root = root
+
+    def scalar(self, path: str, depth: int = 0) -> Scalar | None:
+        node = _get(self.root, path)
+        if not isinstance(node, Scalar):
+            return None
+        v = node.value
+        if isinstance(v, str) and "${" in v:
+            if depth > 5:
+                return None
+            m = _INTERP.fullmatch(v.strip())
+            if not m:
+                return None
+            ref = m.group(1).strip()
+            if ref.startswith("training."):
+                ref = ref[len("training."):]
+            elif ref.startswith("."):
+                ref = path.rsplit(".", 1)[0] + ref if "." in path else ref[1:]
+            target = self.scalar(ref, depth + 1)
+            return typed(node, target.value) if target is not None else None
+        if v == "???":
+            return None
+        return node
+
+
+def nemo_job(file: str, root: MapNode) -> TrainingJob:
+    r = _Resolver(root)
+    job = TrainingJob(file=file, span=root.span, framework="nemo", launcher="nemo-launcher")
+
+    def i(field: str, path: str) -> None:
+        s = r.scalar(path)
+        if s is not None and s.value is not None:
+            v = as_int(s)
+            if v is not None:
+                setattr(job, field, v)
+
+    def b(field: str, path: str) -> None:
+        s = r.scalar(path)
+        v = as_bool(s) if s is not None else None
+        if v is not None and v.value:
+            setattr(job, field, v)
+
+    i("nodes", "trainer.num_nodes")
+    i("gpus_per_node", "trainer.devices")
+    for f, p in (("tp", "tensor_model_parallel_size"), ("pp", "pipeline_model_parallel_size"),
+                 ("vpp", "virtual_pipeline_model_parallel_size"), ("cp", "context_parallel_size"),
+                 ("ep", "expert_model_parallel_size"), ("etp", "expert_tensor_parallel_size"),
+                 ("micro_batch", "micro_batch_size"), ("global_batch", "global_batch_size"),
+                 ("layers", "num_layers"), ("hidden", "hidden_size"), ("ffn", "ffn_hidden_size"),
+                 ("heads", "num_attention_heads"), ("query_groups", "num_query_groups"),
+                 ("kv_channels", "kv_channels"), ("seq_len", "encoder_seq_length"),
+                 ("max_position", "max_position_embeddings"), ("experts", "num_moe_experts"),
+                 ("topk", "moe_router_topk")):
+        i(f, "model." + p)
+    if job.seq_len is None:
+        i("seq_len", "model.data.seq_length")
+    b("sequence_parallel", "model.sequence_parallel")
+    b("tp_comm_overlap", "model.ub_tp_comm_overlap")
+    b("overlap_grad_reduce", "model.optim.overlap_grad_sync")
+    b("overlap_param_gather", "model.optim.overlap_param_sync")
+    opt = r.scalar("model.optim.name")
+    if opt is not None and opt.value in ("mcore_distributed_optim", "distributed_fused_adam"):
+        job.distributed_optimizer = typed(opt, True)
+    prec = r.scalar("trainer.precision")
+    if prec is not None:
+        p = str(prec.value).lower()
+        job.dtype = typed(prec, "bf16" if "bf16" in p else "fp16" if p.startswith("16") or "fp16" in p
+                          else "fp32")
+        if job.dtype.value == "bf16":
+            job.bf16 = typed(prec, True)
+        elif job.dtype.value == "fp16":
+            job.fp16 = typed(prec, True)
+    fp8 = r.scalar("model.fp8")
+    if fp8 is not None and as_bool(fp8) is not None and as_bool(fp8).value:
+        job.dtype = typed(fp8, "fp8")
+    act = r.scalar("model.activation")
+    if act is not None and isinstance(act.value, str) and "swiglu" in act.value:
+        job.swiglu = typed(act, True)
+    if job.query_groups is not None:
+        job.group_query_attention = typed(job.query_groups, True)
+    if job.nodes is not None and job.gpus_per_node is not None:
+        job.world_size = Scalar(job.nodes.value * job.gpus_per_node.value, job.nodes.span, "")
+    if job.vpp is not None and job.vpp.value in (None, 1):
+        job.vpp = None
+    _derive(job)
+    return job
+
+
+def _neox(root: MapNode, *keys: str) -> Scalar | None:
+    for k in keys:
+        for variant in (k, k.replace("_", "-")):
+            node = root.get(variant)
+            if isinstance(node, Scalar):
+                return node
+    return None
+
+
+def neox_job(file: str, root: MapNode) -> TrainingJob:
+    job = TrainingJob(file=file, span=root.span, framework="gpt-neox", launcher="deepy")
+    for f, keys in (("tp", ("model_parallel_size",)), ("pp", ("pipe_parallel_size",)),
+                    ("micro_batch", ("train_micro_batch_size_per_gpu",)),
+                    ("grad_accum", ("gradient_accumulation_steps",)),
+                    ("global_batch", ("train_batch_size",)), ("layers", ("num_layers",)),
+                    ("hidden", ("hidden_size",)), ("heads", ("num_attention_heads",)),
+                    ("seq_len", ("seq_length",)), ("max_position", ("max_position_embeddings",)),
+                    ("query_groups", ("num_kv_heads",)), ("experts", ("moe_num_experts",))):
+        s = _neox(root, *keys)
+        v = as_int(s) if s is not None else None
+        if v is not None:
+            setattr(job, f, v)
+    zero = root.get("zero_optimization")
+    if isinstance(zero, MapNode) and isinstance(zero.get("stage"), Scalar):
+        job.zero_stage = as_int(zero.get("stage"))
+    for key, field in (("fp16", "fp16"), ("bf16", "bf16")):
+        sec = root.get(key)
+        if isinstance(sec, MapNode) and isinstance(sec.get("enabled"), Scalar):
+            e = as_bool(sec.get("enabled"))
+            if e is not None and e.value:
+                setattr(job, field, e)
+    job.dtype = typed(job.bf16, "bf16") if job.bf16 else typed(job.fp16, "fp16") if job.fp16 else None
+    job.unknown["world_size"] = Unknown("gpt-neox takes the GPU count from its launcher / hostfile",
+                                        root.span, "other")
+    _derive(job)
+    return job
+
+
+# --- torchtitan TOML -----------------------------------------------------------------------------
+_SECTION = re.compile(r"^\s*\[([^\]]+)\]\s*(#.*)?$")
+_KV = re.compile(r"^\s*([A-Za-z0-9_\-]+)\s*=\s*(\"[^\"]*\"|'[^']*'|[^#\s][^#]*?)\s*(#.*)?$")
+
+
+def toml_scalars(file: str, text: str) -> dict[str, Scalar]:
+    """``section.key`` → Scalar (value from tomllib, span from a line scan of simple ``k = v`` lines)."""
+    import tomllib
+
+    data = tomllib.loads(text)
+    ft = FileText(file, text)
+    out: dict[str, Scalar] = {}
+    section = ""
+    pos = 0
+    for line in text.splitlines(keepends=True):
+        m = _SECTION.match(line)
+        if m:
+            section = m.group(1).strip()
+        else:
+            kv = _KV.match(line)
+            if kv:
+                key = f"{section}.{kv.group(1)}" if section else kv.group(1)
+                node: Any = data
+                for part in key.split("."):
+                    node = node.get(part) if isinstance(node, dict) else None
+                if node is not None and not isinstance(node, (dict, list)):
+                    a = pos + kv.start(2)
+                    out[key] = Scalar(node, ft.span(a, pos + kv.end(2)), kv.group(2))
+        pos += len(line)
+    return out
+
+
+def torchtitan_job(file: str, text: str) -> TrainingJob:
+    vals = toml_scalars(file, text)
+    ft = FileText(file, text)
+    job = TrainingJob(file=file, span=ft.span(0, 1), framework="torchtitan", launcher="torchrun")
+    for f, key in (("tp", "parallelism.tensor_parallel_degree"), ("pp", "parallelism.pipeline_parallel_degree"),
+                   ("cp", "parallelism.context_parallel_degree"), ("ep", "parallelism.expert_parallel_degree"),
+                   ("etp", "parallelism.expert_tensor_parallel_degree"),
+                   ("micro_batch", "training.local_batch_size"), ("seq_len", "training.seq_len")):
+        s = vals.get(key)
+        v = as_int(s) if s is not None else None
+        if v is not None:
+            setattr(job, f, v)
+    shard = vals.get("parallelism.data_parallel_shard_degree")
+    rep = vals.get("parallelism.data_parallel_replicate_degree")
+    if shard is not None and shard.value == -1:
+        job.unknown["dp"] = Unknown("data_parallel_shard_degree = -1 fills the world size at launch",
+                                    shard.span, "other")
+    elif shard is not None and isinstance(shard.value, int):
+        r = rep.value if rep is not None and isinstance(rep.value, int) else 1
+        job.dp = Scalar(shard.value * r, shard.span, "")
+    job.unknown.setdefault("world_size", Unknown("torchtitan takes WORLD_SIZE from torchrun", job.span))
+    _derive(job)
+    return job

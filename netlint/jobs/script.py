@@ -1,0 +1,142 @@
+"""From an evaluated shell script to TrainingJobs (see netlint/loaders/job_shell.py)."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from pathlib import Path
+
+from netlint.jobs.launch import Launch, build_job, find_launch, is_training
+from netlint.jobs import megatron
+from netlint.located import Scalar
+from netlint.models.job import TrainingJob
+from netlint.shell import Script, Word, literal_word, parse_script, parse_text, sbatch_header
+from netlint.shell.sbatch import SHORT, NO_ARG
+
+_GRES_GPU = re.compile(r"(?:^|,)gpu(?::[\w.-]+)?:(\d+)")
+
+
+def slurm_env(header: dict[str, Scalar]) -> dict[str, Word]:
+    """The variables Slurm sets from the header (sbatch(1) OUTPUT ENVIRONMENT VARIABLES)."""
+    env: dict[str, Word] = {}
+
+    def put(name: str, s: Scalar, value: str) -> None:
+        env[name] = literal_word(value, s.span)
+
+    n = header.get("nodes")
+    if n is not None and isinstance(n.value, str) and n.value.isdigit():
+        put("SLURM_NNODES", n, n.value)
+        put("SLURM_JOB_NUM_NODES", n, n.value)
+    t = header.get("ntasks-per-node")
+    if t is not None and isinstance(t.value, str) and t.value.isdigit():
+        put("SLURM_NTASKS_PER_NODE", t, t.value)
+    t = header.get("ntasks")
+    if t is not None and isinstance(t.value, str) and t.value.isdigit():
+        put("SLURM_NTASKS", t, t.value)
+    g = header.get("gpus-per-node")
+    if g is not None and isinstance(g.value, str) and g.value.split(":")[-1].isdigit():
+        put("SLURM_GPUS_ON_NODE", g, g.value.split(":")[-1])
+    g = header.get("gres")
+    if g is not None and isinstance(g.value, str):
+        m = _GRES_GPU.search(g.value)
+        if m:
+            put("SLURM_GPUS_ON_NODE", g, m.group(1))
+    return env
+
+
+def _sbatch_cli(cmd) -> tuple[dict[str, Scalar], Scalar | None]:
+    """Options and the script word of an `sbatch [options] FILE` command."""
+    opts: dict[str, Scalar] = {}
+    argv = cmd.argv
+    i = 1
+    while i < len(argv):
+        w = argv[i]
+        v = w.value
+        if not isinstance(v, str) or not v.startswith("-"):
+            break
+        body = v.lstrip("-")
+        name, eq, val = body.partition("=")
+        if not v.startswith("--"):
+            name = SHORT.get(name[:1], name[:1])
+            if len(body) > 1:
+                opts[name] = w.slice(2, None)
+                i += 1
+                continue
+        if eq:
+            opts[name] = w.slice(len(v) - len(val), None)
+            i += 1
+        elif name in NO_ARG or i + 1 >= len(argv):
+            opts[name] = Scalar(True, w.span)
+            i += 1
+        else:
+            opts[name] = argv[i + 1]
+            i += 2
+    return opts, (argv[i] if i < len(argv) else None)
+
+
+def jobs_from_source(src) -> tuple[list[TrainingJob], Script]:
+    header = sbatch_header(src.path, src.text)
+    script = parse_script(src, env=slurm_env(header))
+    jobs = jobs_from_script(src.path, script, script.sbatch, src.abspath)
+    return jobs, script
+
+
+def jobs_from_script(file: str, script: Script, sbatch: dict[str, Scalar], abspath: Path | None,
+                     depth: int = 0) -> list[TrainingJob]:
+    jobs: list[TrainingJob] = []
+    for cmd in script.commands:
+        launch = find_launch(cmd)
+        if launch is None:
+            continue
+        args, _, _ = megatron.parse_argv(launch.script_args)
+        if not is_training(launch, args):
+            continue
+        job = build_job(file, script, launch, sbatch)
+        attach_ds_config(job, script, abspath)
+        jobs.append(job)
+    if not jobs and depth < 3 and abspath is not None:
+        for cmd in script.commands:
+            if cmd.name != "sbatch" or cmd.heredoc is not None:
+                continue
+            opts, target = _sbatch_cli(cmd)
+            if target is None or not isinstance(target.value, str):
+                continue
+            path = (abspath.parent / target.value)
+            if not path.is_file():
+                continue
+            display = posixpath.normpath(posixpath.join(posixpath.dirname(file), target.value))
+            try:
+                text = path.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+            merged = dict(sbatch_header(display, text))
+            merged.update(opts)  # sbatch(1): command-line options override the script's directives
+            env = dict(cmd.environment)
+            env.update(slurm_env(merged))
+            sub = parse_text(display, text, path.resolve(), env=env)
+            script.errors.extend(e for e in sub.errors if e not in script.errors)
+            for job in jobs_from_script(file, sub, merged, path, depth + 1):
+                job.notes.append((f"followed `sbatch {target.value}` with the options of that command",
+                                  cmd.span))
+                jobs.append(job)
+    if len(jobs) > 1:
+        for j in jobs:
+            j.name = f"{file}:{j.span.line}"
+    return jobs
+
+
+def attach_ds_config(job: TrainingJob, script: Script, abspath: Path | None) -> None:
+    ref = job.ds_config_ref
+    if ref is None:
+        return
+    from netlint.jobs.deepspeed import config_from_heredoc, config_from_path
+
+    for hd in script.heredocs:
+        if hd.target is not None and hd.target.text == getattr(ref, "text", ref.value):
+            job.ds_config = config_from_heredoc(hd)
+            return
+    if isinstance(ref.value, str) and abspath is not None:
+        path = abspath.parent / ref.value
+        if path.is_file():
+            display = posixpath.normpath(posixpath.join(posixpath.dirname(job.file), ref.value))
+            job.ds_config = config_from_path(display, path)

@@ -1,0 +1,44 @@
+"""DeepSpeed ``ds_config.json`` files (kind ``jobs``): read like DeepSpeed does (hjson-tolerant), with
+positions. See :mod:`netlint.jobs.deepspeed`."""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+from netlint.findings import Finding, Severity
+from netlint.loaders.base import Loader, _duplicates, top_keys_in
+from netlint.source import SourceFile
+
+
+class DeepSpeedConfigLoader(Loader):
+    name = "job-deepspeed"
+    kind = "jobs"
+    suffixes = (".json", ".hjson")
+
+    def claims(self, src: SourceFile) -> bool:
+        from netlint.jobs.deepspeed import DS_KEYS
+
+        text = src.text
+        return top_keys_in(text, DS_KEYS) and '"pipe_parallel_size"' not in text
+
+    def load(self, src: SourceFile) -> Iterator[Any]:
+        from netlint.jobs.deepspeed import looks_like_ds, parse_ds_text
+        from netlint.located import ParseError
+        from netlint.models.job import DsConfig
+
+        try:
+            doc = src.json_doc
+            root, strict = doc.root, True
+            yield from _duplicates([doc])
+        except ParseError as exc:
+            root, strict, err = parse_ds_text(src.path, src.text)
+            if root is None:
+                yield Finding("NL003", f"JSON does not parse: {exc.message} (DeepSpeed reads hjson, which "
+                              "also fails here)", exc.span, key="parse")
+                return
+            yield Finding("NL003", "not strict JSON (comments or trailing commas): DeepSpeed reads it as "
+                          "hjson, but json-based tools (HF Trainer, Accelerate) will fail", exc.span,
+                          Severity.INFO, key="hjson")
+        if not looks_like_ds(root):
+            return
+        yield DsConfig(src.path, root, root.span, strict_json=strict)

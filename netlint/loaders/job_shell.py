@@ -1,0 +1,42 @@
+"""Training jobs in shell / Slurm scripts: Megatron-LM and Megatron-DeepSpeed launches.
+
+The script is evaluated by :mod:`netlint.shell` (nothing runs) with Slurm's variables seeded from its
+``#SBATCH`` header (``SLURM_NNODES`` from ``--nodes``, …; research/jobs.md §2e.3). Every launch command
+(:mod:`netlint.jobs.launch`) with Megatron arguments becomes a :class:`TrainingJob`. A script that
+only submits another one (``sbatch [opts] FILE``, sc21's ``SBATCH.sh``) is followed into that file with
+the exported environment and the ``sbatch`` options, which override the file's own header. A
+``--deepspeed_config`` written by a here-doc of the same script (``cat <<EOT > $config_json``) or
+present on disk is read and attached.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from pathlib import Path
+from typing import Any, Iterator
+
+from netlint.findings import Finding, Severity
+from netlint.loaders.base import Loader
+from netlint.source import SourceFile
+
+SUFFIXES = (".sh", ".bash", ".sbatch", ".slurm", ".sub")
+_HINT = re.compile(r"torchrun|torch\.distributed|\bdeepspeed\b|pretrain_|--tensor-model-parallel-size|"
+                   r"--micro-batch-size|\bsbatch\b|\bsrun\b|^\s*(?:source|\.)\s", re.M)
+
+
+class ShellJobLoader(Loader):
+    name = "job-shell"
+    kind = "jobs"
+    suffixes = SUFFIXES
+
+    def claims(self, src: SourceFile) -> bool:
+        return _HINT.search(src.text) is not None
+
+    def load(self, src: SourceFile) -> Iterator[Any]:
+        from netlint.jobs.script import jobs_from_source
+
+        jobs, script = jobs_from_source(src)
+        for e in script.errors:
+            yield Finding("NL003", e.message, e.span, Severity.ERROR, key=f"shell-syntax:{e.span.line}")
+        yield from jobs

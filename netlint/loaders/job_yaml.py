@@ -1,0 +1,48 @@
+"""Training-job YAML: NeMo (launcher) training configs and gpt-neox configs (kind ``jobs``)."""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+from netlint.loaders.base import Loader, parsed_yaml
+from netlint.located import MapNode
+from netlint.source import SourceFile
+
+
+def _kind(root) -> str | None:
+    if not isinstance(root, MapNode):
+        return None
+    model, trainer = root.get("model"), root.get("trainer")
+    if isinstance(model, MapNode) and isinstance(trainer, MapNode) and (
+            "tensor_model_parallel_size" in model or "micro_batch_size" in model):
+        return "nemo"
+    keys = {str(k).replace("-", "_") for k in root}
+    if {"pipe_parallel_size", "model_parallel_size"} & keys and ("num_layers" in keys or "hidden_size" in keys):
+        return "neox"
+    return None
+
+
+class JobYamlLoader(Loader):
+    name = "job-yaml"
+    kind = "jobs"
+    suffixes = (".yaml", ".yml")
+
+    def claims(self, src: SourceFile) -> bool:
+        text = src.text
+        if not ("tensor_model_parallel_size" in text or "pipe_parallel_size" in text
+                or "pipe-parallel-size" in text or "model_parallel_size" in text):
+            return False
+        docs, _ = parsed_yaml(src)
+        return any(_kind(d) for d in docs)
+
+    def load(self, src: SourceFile) -> Iterator[Any]:
+        from netlint.jobs.configs import neox_job, nemo_job
+
+        docs, problems = parsed_yaml(src)
+        yield from problems
+        for d in docs:
+            k = _kind(d)
+            if k == "nemo":
+                yield nemo_job(src.path, d)
+            elif k == "neox":
+                yield neox_job(src.path, d)

@@ -1,0 +1,206 @@
+"""The normalized training job: what every job loader (Megatron launch scripts, DeepSpeed configs,
+NeMo YAML, gpt-neox YAML, torchtitan TOML) produces, and what JOB4xx/FAB5xx rules read.
+
+Every field is a located :class:`~netlint.located.Scalar` (often a :class:`netlint.shell.Word`, whose
+``origin`` is where a value that came through a shell variable was written) or ``None`` when the job
+does not say. A value netlint cannot know statically is ``None`` here and listed in
+``TrainingJob.unknown`` with the reason, so rules that need it stay silent. Framework defaults
+(Megatron's TP=1, PP=1, …) are filled in by the loader, located at the launch command, and named in
+``defaulted``.
+
+``ws.jobs`` holds :class:`TrainingJob`, :class:`DsConfig` (a DeepSpeed config file on its own) and
+:class:`Hostfile` objects; use :func:`training_jobs`, :func:`ds_configs`, :func:`hostfiles`.
+A plain dataclass rather than a pydantic model: the fields are already-validated Scalars whose
+subclass (Word, with ``origin``) must survive.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Iterator
+
+from netlint.located import MapNode, Scalar, Span
+
+if TYPE_CHECKING:
+    from netlint.shell import Command, Script, Unknown
+
+# The fields every loader fills (value types after normalization).
+INT_FIELDS = ("nodes", "gpus_per_node", "world_size", "tp", "pp", "vpp", "cp", "ep", "etp", "dp",
+              "micro_batch", "global_batch", "grad_accum", "layers", "hidden", "ffn", "heads",
+              "query_groups", "kv_channels", "seq_len", "max_position", "vocab", "experts", "topk",
+              "zero_stage", "ddp_bucket_size", "ds_sp", "layers_per_vstage", "ntasks_per_node")
+BOOL_FIELDS = ("distributed_optimizer", "sequence_parallel", "overlap_grad_reduce",
+               "overlap_param_gather", "tp_comm_overlap", "fp16", "bf16", "swiglu",
+               "group_query_attention", "grad_reduce_in_bf16")
+STR_FIELDS = ("dtype", "recompute", "launcher", "framework")
+
+
+@dataclass
+class Arg:
+    """One Megatron-style flag occurrence: the flag word and the value words after it."""
+
+    flag: Scalar
+    values: list[Scalar]
+    index: int = 0  # position in argv
+
+    @property
+    def name(self) -> str:
+        return str(self.flag.value).split("=", 1)[0]
+
+    @property
+    def value(self) -> Scalar | None:
+        return self.values[0] if self.values else None
+
+
+@dataclass
+class TrainingJob:
+    file: str
+    span: Span                       # the launch command / document
+    framework: str = "megatron"      # megatron | megatron-deepspeed | deepspeed | nemo | gpt-neox | torchtitan
+    launcher: str | None = None      # torchrun | deepspeed | srun | python | …
+    # cluster shape asked for
+    nodes: Scalar | None = None
+    gpus_per_node: Scalar | None = None   # processes per node (nproc_per_node, ntasks-per-node, devices)
+    world_size: Scalar | None = None
+    ntasks_per_node: Scalar | None = None  # Slurm tasks per node when a per-node launcher runs inside
+    # parallelism
+    tp: Scalar | None = None
+    pp: Scalar | None = None
+    vpp: Scalar | None = None
+    layers_per_vstage: Scalar | None = None
+    cp: Scalar | None = None
+    ep: Scalar | None = None
+    etp: Scalar | None = None
+    dp: Scalar | None = None
+    ds_sp: Scalar | None = None           # DeepSpeed-Ulysses sequence parallel size (Megatron-DeepSpeed)
+    # batch
+    micro_batch: Scalar | None = None
+    global_batch: Scalar | None = None
+    grad_accum: Scalar | None = None
+    # model
+    layers: Scalar | None = None
+    hidden: Scalar | None = None
+    ffn: Scalar | None = None
+    heads: Scalar | None = None
+    query_groups: Scalar | None = None
+    kv_channels: Scalar | None = None
+    seq_len: Scalar | None = None
+    max_position: Scalar | None = None
+    vocab: Scalar | None = None
+    experts: Scalar | None = None
+    topk: Scalar | None = None
+    swiglu: Scalar | None = None
+    group_query_attention: Scalar | None = None
+    # precision, optimizer, communication
+    dtype: Scalar | None = None            # bf16 | fp16 | fp32 | fp8
+    fp16: Scalar | None = None
+    bf16: Scalar | None = None
+    grad_reduce_in_bf16: Scalar | None = None
+    distributed_optimizer: Scalar | None = None
+    zero_stage: Scalar | None = None
+    sequence_parallel: Scalar | None = None
+    overlap_grad_reduce: Scalar | None = None
+    overlap_param_gather: Scalar | None = None
+    tp_comm_overlap: Scalar | None = None
+    ddp_bucket_size: Scalar | None = None
+    recompute: Scalar | None = None        # full | selective
+    # provenance and raw material for rules
+    args: dict[str, Arg] = field(default_factory=dict)        # Megatron flags, last occurrence wins
+    arg_list: list[Arg] = field(default_factory=list)         # every occurrence, in order
+    extra_words: list[Scalar] = field(default_factory=list)   # argv words not attached to a flag
+    unknown: dict[str, "Unknown"] = field(default_factory=dict)
+    defaulted: set[str] = field(default_factory=set)
+    env: dict[str, Scalar] = field(default_factory=dict)       # environment at launch (exported)
+    ds_config: "DsConfig | None" = None
+    ds_config_ref: Scalar | None = None    # --deepspeed_config PATH as written
+    hostfile: "Hostfile | None" = None
+    launch: "Command | None" = None
+    script: "Script | None" = None
+    notes: list[tuple[str, Span]] = field(default_factory=list)
+    has_unknown_args: bool = False         # argv had words netlint could not resolve
+    name: str = ""
+
+    def value(self, name: str, default: Any = None) -> Any:
+        s = getattr(self, name, None)
+        return default if s is None else s.value
+
+    def int(self, name: str) -> int | None:
+        v = self.value(name)
+        return v if isinstance(v, int) and not isinstance(v, bool) else None
+
+    def span_of(self, name: str) -> Span:
+        s = getattr(self, name, None)
+        return s.span if isinstance(s, Scalar) and s.span.line > 0 else self.span
+
+    def known(self, *names: str) -> bool:
+        return all(getattr(self, n, None) is not None for n in names)
+
+    def flag(self, name: str) -> bool:
+        return bool(self.value(name, False))
+
+    @property
+    def model_parallel(self) -> int | None:
+        vals = [self.int(n) for n in ("tp", "pp", "cp")]
+        if any(v is None for v in vals):
+            return None
+        return vals[0] * vals[1] * vals[2]
+
+    @property
+    def label(self) -> str:
+        return self.name or self.file
+
+
+@dataclass
+class DsConfig:
+    """A DeepSpeed config (``ds_config.json``), from a file or a shell here-doc."""
+
+    file: str
+    root: MapNode
+    span: Span
+    strict_json: bool = True
+    from_heredoc: bool = False
+
+    def get(self, *path: str) -> Any:
+        node: Any = self.root
+        for p in path:
+            if not isinstance(node, MapNode):
+                return None
+            node = node.get(p)
+        return node
+
+    def value(self, *path: str) -> Any:
+        n = self.get(*path)
+        return n.value if isinstance(n, Scalar) else None
+
+
+@dataclass
+class Hostfile:
+    """A DeepSpeed/gpt-neox hostfile: ``host slots=N`` per line."""
+
+    file: str
+    hosts: list[tuple[Scalar, Scalar]]
+    bad_lines: list[tuple[str, Span]] = field(default_factory=list)
+    duplicates: list[Scalar] = field(default_factory=list)
+    span: Span | None = None
+
+    @property
+    def total_slots(self) -> int:
+        return sum(int(s.value) for _, s in self.hosts)
+
+
+def training_jobs(ws) -> Iterator[TrainingJob]:
+    return (j for j in ws.jobs if isinstance(j, TrainingJob))
+
+
+def ds_configs(ws) -> Iterator[DsConfig]:
+    """Every DeepSpeed config: files on their own and those attached to a launch."""
+    seen: set[int] = set()
+    for j in ws.jobs:
+        cfg = j if isinstance(j, DsConfig) else getattr(j, "ds_config", None)
+        if isinstance(cfg, DsConfig) and id(cfg) not in seen:
+            seen.add(id(cfg))
+            yield cfg
+
+
+def hostfiles(ws) -> Iterator[Hostfile]:
+    return (j for j in ws.jobs if isinstance(j, Hostfile))
