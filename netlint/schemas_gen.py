@@ -19,8 +19,15 @@ def _inventory():
     return Inventory
 
 
+def _switch():
+    from netlint.models.switch import NativeSwitch
+
+    return NativeSwitch
+
+
 SCHEMAS: dict[str, Callable[[], type]] = {
     "inventory.schema.json": _inventory,
+    "switch.schema.json": _switch,
 }
 
 

@@ -44,7 +44,7 @@ from typing import Annotated, Any, Iterable, Literal
 
 from dataclasses import dataclass, field
 
-from pydantic import Field, field_validator
+from pydantic import Field, WithJsonSchema, field_validator
 
 from netlint.located import Scalar, Span
 from netlint.models.base import Located, Model
@@ -400,6 +400,22 @@ Bytes = Annotated[int, Field(ge=0)]
 Ms = Annotated[int, Field(ge=0)]
 
 
+def _key_pattern(hi: int) -> str:
+    return "^(" + "|".join(str(i) for i in range(hi + 1)) + ")$"
+
+
+def _intmap(key_hi: int, val_hi: int):
+    """``{from: to}`` of small integers; the schema names the allowed keys (JSON keys are strings)."""
+    schema = {"anyOf": [{"type": "object", "propertyNames": {"pattern": _key_pattern(key_hi)},
+                         "additionalProperties": {"type": "integer", "minimum": 0, "maximum": val_hi}},
+                        {"type": "null"}]}
+    return Annotated[dict[Annotated[int, Field(ge=0, le=key_hi)], Located[Annotated[int, Field(ge=0, le=val_hi)]]]
+                     | None, WithJsonSchema(schema)]
+
+
+DscpMap = _intmap(63, 15)
+
+
 def _speed_mbps(v: Any) -> Any:
     """400G / 100G / 25000 (Mb/s) / "400000" -> Mb/s."""
     from netlint.qos.units import parse_speed_mbps
@@ -467,13 +483,15 @@ class NativePg(Model):
 
 class NativePort(Model):
     name: Located[str]
-    speed: Located[Annotated[int, Field(ge=1)]] | None = Field(
+    speed: Annotated[Located[Annotated[int, Field(ge=1)]] | None, WithJsonSchema(
+        {"anyOf": [{"type": "integer", "minimum": 1},
+                   {"type": "string", "pattern": r"^\s*\d+(\.\d+)?\s*[GgMmTt]?(b|bps|b/s|bE|BE|E)?\s*$"},
+                   {"type": "null"}]})] = Field(
         None, description="Port speed: 400G, 100G, or Mb/s as a number (400000)")
     mtu: Located[Annotated[int, Field(ge=68, le=9216)]] | None = None
     cable_length: Located[Annotated[int, Field(ge=0)]] | None = Field(None, description="Metres")
     pfc: NativePfc | None = Field(None, description="Overrides the switch-wide pfc for this port")
-    dscp_to_tc: dict[Small, Located[TcInt]] | None = Field(
-        None, description="Overrides the switch-wide DSCP→TC map for this port")
+    dscp_to_tc: DscpMap = Field(None, description="Overrides the switch-wide DSCP→TC map for this port")
     priority_groups: dict[Prio, NativePg] | None = None
 
     @field_validator("speed", mode="before")
@@ -488,10 +506,10 @@ class NativeSwitch(Model):
     switch: Located[str] = Field(description="Switch name (as in the inventory)")
     trust: Located[Literal["dscp", "pcp", "both", "port"]] | None = None
     buffer_model: Located[Literal["static", "dynamic"]] | None = None
-    dscp_to_tc: dict[Small, Located[TcInt]] | None = Field(None, description="DSCP → traffic class")
-    tc_to_pg: dict[TcInt, Located[Prio]] | None = Field(None, description="TC → priority group")
-    tc_to_queue: dict[TcInt, Located[Prio]] | None = Field(None, description="TC → egress queue")
-    pfc_priority_to_queue: dict[Prio, Located[Prio]] | None = None
+    dscp_to_tc: DscpMap = Field(None, description="DSCP → traffic class")
+    tc_to_pg: _intmap(15, 7) = Field(None, description="TC → priority group")
+    tc_to_queue: _intmap(15, 9) = Field(None, description="TC → egress queue")
+    pfc_priority_to_queue: _intmap(7, 7) = Field(None, description="PFC priority → egress queue")
     pfc: NativePfc | None = None
     ecn: dict[Prio, NativeEcn] | None = Field(None, description="Per egress queue")
     scheduler: dict[Prio, NativeScheduler] | None = Field(None, description="Per egress queue")

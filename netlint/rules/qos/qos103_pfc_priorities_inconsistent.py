@@ -5,7 +5,7 @@ from typing import Iterator
 from netlint.findings import Finding, Fix, Related, Severity
 from netlint.models.switch import Port, SwitchQos
 from netlint.qos import switches
-from netlint.qos.common import fabric_switches, intent, lossless_ports, names, related_ports
+from netlint.qos.common import fabric_switches, intent, is_dual_tor, lossless_ports, names, related_ports
 from netlint.qos.edits import replace_token
 from netlint.rules.base import Rule
 
@@ -88,7 +88,9 @@ class PfcPrioritiesInconsistent(Rule):
             return
         it = intent(ws)
         skip = it.priority.value if it.priority is not None else None
-        sets = {sw.name: set(sw.lossless_priorities()) for sw in fab}
+        # the dual-ToR remap priorities (2, 6) belong to that port role, not to the fabric's classes
+        sets = {sw.name: {p for port in lossless_ports(sw) for p in port.pfc_set()
+                          if not (is_dual_tor(port) and p in (2, 6))} for sw in fab}
         for prio in sorted(set().union(*sets.values())):
             if prio == skip:
                 continue
