@@ -1,9 +1,11 @@
 """One fix pass: choose which fixes of a lint report can be applied, and apply them in memory.
 
 Order is the report's finding order, so the outcome is deterministic: an earlier fix wins over a
-later one that edits the same text (or the same YAML/JSON path); the later one is skipped with a
-reason, and the next pass (after a re-lint) gets another chance at it. A fix is all or nothing:
-when one of its edits cannot be applied, none are.
+later one that edits the same text (or the same YAML/JSON path, or the text of the value a
+structural edit replaces); the later one is skipped with a reason, and the next pass (after a
+re-lint) gets another chance at it. A fix is all or nothing: when one of its edits cannot be
+applied, none are. In each file the text edits are applied first (they carry positions), then the
+structural edits (they carry paths), each fix's verified on its own.
 """
 
 from __future__ import annotations
@@ -31,24 +33,26 @@ class FileState:
     text: str = ""
     kind: str | None = None  # "yaml", "json" or None (env, shell, anything else: text edits only)
     reason: str | None = None  # why this file cannot be fixed, when it cannot
-    mode: str | None = None  # "text" or "structural": one kind of edit per file per pass
     text_edits: list[Edit] = field(default_factory=list)
     structural: list[tuple[int, Edit, int]] = field(default_factory=list)  # (fix no., edit, doc)
-    _docs: list[tuple[int, int]] | None = None
+    _nodes: list | None = None
+
+    def nodes(self) -> list:
+        """The file's documents as PyYAML nodes (JSON reads as YAML here), for positions."""
+        if self._nodes is None:
+            self._nodes = list(yaml.compose_all(self.text, Loader=_Loader))
+        return self._nodes
 
     def doc_index(self, edit: Edit) -> int:
         """Which YAML document of the file the edit's span falls in."""
-        if self._docs is None:
-            self._docs = []
-            for node in yaml.compose_all(self.text, Loader=_Loader):
-                self._docs.append((node.start_mark.index, node.end_mark.index) if node is not None else (-1, -1))
-        if len(self._docs) == 1:
+        docs = [(n.start_mark.index, n.end_mark.index) if n is not None else (-1, -1) for n in self.nodes()]
+        if len(docs) == 1 or self.kind == "json":
             return 0
         s = edit.span.start
         if s < 0:
             raise FixError("the edit has no position, and the file holds several YAML documents")
         best = None
-        for i, (a, b) in enumerate(self._docs):
+        for i, (a, b) in enumerate(docs):
             if a <= s <= b and a >= 0:
                 return i
             if 0 <= a <= s:
@@ -56,6 +60,24 @@ class FileState:
         if best is None:
             raise FixError("cannot tell which YAML document the edit is for")
         return best
+
+    def existing(self, doc: int, path: tuple) -> tuple[int, int] | None:
+        """The text range of the value a structural edit would replace, when it exists."""
+        try:
+            node = self.nodes()[doc]
+        except (IndexError, yaml.YAMLError):
+            return None
+        for part in path:
+            if isinstance(node, yaml.MappingNode):
+                node = next((v for k, v in node.value if isinstance(k, yaml.ScalarNode)
+                             and k.value == str(part)), None)
+            elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and 0 <= part < len(node.value):
+                node = node.value[part]
+            else:
+                return None
+            if node is None:
+                return None
+        return node.start_mark.index, node.end_mark.index
 
 
 try:
@@ -213,13 +235,7 @@ def _admit(n: int, f: Finding, state: Callable[[str], FileState]) -> tuple[str |
             return str(exc), False
         except yaml.YAMLError:
             return f"{st.path} does not parse; netlint never fixes a file it could not parse", False
-        mode = "structural" if structural else "text"
-        if st.mode is not None and st.mode != mode:
-            return (f"another fix edits {st.path} first (a {st.mode} edit); this one waits for the "
-                    "next pass"), True
         for other in own.get(st.path, []):
-            if (other.doc_path is None) != structural:
-                return "the fix mixes text and structural edits of one file", False
             if _clash(other, edit, st, doc):
                 return "the fix's own edits overlap", False
         conflict = _conflict(st, edit, doc)
@@ -229,34 +245,47 @@ def _admit(n: int, f: Finding, state: Callable[[str], FileState]) -> tuple[str |
         plan.append((st, edit, doc))
     for st, edit, doc in plan:
         if edit.doc_path is None:
-            st.mode = "text"
             if edit not in st.text_edits:
                 st.text_edits.append(edit)
         else:
-            st.mode = "structural"
             st.structural.append((n, edit, doc))
     return None, False
 
 
 def _conflict(st: FileState, edit: Edit, doc: int | None) -> str | None:
+    earlier = "; the earlier one wins"
     if edit.doc_path is None:
+        rng = (edit.span.start, edit.span.end)
         for other in st.text_edits:
             if other == edit:
                 continue  # the same edit from another finding: applied once
-            if overlaps((other.span.start, other.span.end), (edit.span.start, edit.span.end)):
-                return (f"conflicts with an earlier fix at line {other.span.line}, column "
-                        f"{other.span.col}; the earlier one wins")
+            if overlaps((other.span.start, other.span.end), rng):
+                return f"conflicts with an earlier fix at line {other.span.line}, column {other.span.col}{earlier}"
+        for _, other, odoc in st.structural:
+            hit = st.existing(odoc, tuple(other.doc_path))
+            if hit is not None and overlaps(hit, rng):
+                return f"conflicts with an earlier fix of {_show(other.doc_path)}{earlier}"
         return None
     for _, other, odoc in st.structural:
         if odoc == doc and _path_clash(other, edit):
-            return f"conflicts with an earlier fix of {_show(other.doc_path)}; the earlier one wins"
+            return f"conflicts with an earlier fix of {_show(other.doc_path)}{earlier}"
+    hit = st.existing(doc, tuple(edit.doc_path))
+    if hit is not None:
+        for other in st.text_edits:
+            if overlaps((other.span.start, other.span.end), hit):
+                return (f"conflicts with an earlier fix at line {other.span.line}, column "
+                        f"{other.span.col}{earlier}")
     return None
 
 
 def _clash(a: Edit, b: Edit, st: FileState, doc: int | None) -> bool:
-    if a.doc_path is None:
+    if a.doc_path is None and b.doc_path is None:
         return overlaps((a.span.start, a.span.end), (b.span.start, b.span.end))
-    return _path_clash(a, b)
+    if a.doc_path is not None and b.doc_path is not None:
+        return _path_clash(a, b)
+    text, struct = (a, b) if a.doc_path is None else (b, a)
+    hit = st.existing(st.doc_index(struct) if st.kind == "yaml" else 0, tuple(struct.doc_path))
+    return hit is not None and overlaps(hit, (text.span.start, text.span.end))
 
 
 def _path_clash(a: Edit, b: Edit) -> bool:
@@ -281,29 +310,25 @@ def _apply_all(states: dict[str, FileState], accepted: list[tuple[int, Finding]]
     texts: dict[str, str] = {}
     failures: dict[int, str] = {}
     for path, st in states.items():
-        if st.reason or st.mode is None:
+        if st.reason or not (st.text_edits or st.structural):
             continue
-        if st.mode == "text":
-            edits = [e for e in st.text_edits if any(n in alive and e in owners[n].fix.edits for n in owners)]
-            new = apply_text_edits(st.text, edits)
-            if st.kind and not _parses(st.kind, new):
-                for n in alive:
-                    if any(e.file == path for e in owners[n].fix.edits):
-                        failures[n] = f"the edits would leave {path} unparsable; not applied"
-                continue
-            texts[path] = new
-        else:
-            new = st.text
-            by_fix: dict[int, list[tuple[Edit, int]]] = {}
-            for n, edit, doc in st.structural:
-                if n in alive:
-                    by_fix.setdefault(n, []).append((edit, doc))
-            for n, items in by_fix.items():
-                try:
-                    new = _structural(st, new, items)
-                except FixError as exc:
-                    failures[n] = str(exc)
-            texts[path] = new
+        edits = [e for e in st.text_edits if any(n in alive and e in owners[n].fix.edits for n in owners)]
+        new = apply_text_edits(st.text, edits)
+        if edits and st.kind and not _parses(st.kind, new):
+            for n in alive:
+                if any(e.file == path and e.doc_path is None for e in owners[n].fix.edits):
+                    failures[n] = f"the edits would leave {path} unparsable; not applied"
+            continue
+        by_fix: dict[int, list[tuple[Edit, int]]] = {}
+        for n, edit, doc in st.structural:
+            if n in alive:
+                by_fix.setdefault(n, []).append((edit, doc))
+        for n, items in by_fix.items():
+            try:
+                new = _structural(st, new, items)
+            except FixError as exc:
+                failures[n] = str(exc)
+        texts[path] = new
     return texts, failures
 
 

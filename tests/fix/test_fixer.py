@@ -395,14 +395,61 @@ def test_yaml_multi_document(tmp_path, fix_rules):
     assert (tmp_path / "m.yaml").read_text() == text + "  y: 3\n"
 
 
-def test_yaml_structural_and_text_edits_in_one_file_take_two_passes(tmp_path, fix_rules):
+def test_yaml_structural_and_text_edits_in_one_file_in_one_pass(tmp_path, fix_rules):
     text = "# c\nnccl:\n  NCCL_IB_TIMOUT: 22\n"
     write_repo(tmp_path, {"n.yaml": text})
     fix_rules.append(replace_text("n.yaml", "TIMOUT", "TIMEOUT"))
     fix_rules.append(set_value("n.yaml", ("nccl", "NCCL_IB_TC"), 106))
     run = run_fixes(opts(tmp_path / "n.yaml"))
     assert (tmp_path / "n.yaml").read_text() == "# c\nnccl:\n  NCCL_IB_TIMEOUT: 22\n  NCCL_IB_TC: 106\n"
-    assert run.passes == 2 and not run.skipped
+    assert run.passes == 1 and not run.skipped
+
+
+def test_one_fix_with_text_and_structural_edits_in_one_file(tmp_path, fix_rules):
+    from netlint.findings import Edit, Finding, Fix
+    from netlint.located import parse_json
+
+    text = '{\n  "PORT_QOS_MAP": {\n    "Ethernet0": {"pfc_enable": "4"},\n    "Ethernet4": {}\n  }\n}\n'
+    write_repo(tmp_path, {"q.json": text})
+
+    def pfc(ws):
+        t = ws.text("q.json")
+        root = parse_json("q.json", t).root["PORT_QOS_MAP"]
+        tok = root["Ethernet0"]["pfc_enable"]
+        if tok.value == "3,4":
+            return
+        e4 = root["Ethernet4"]
+        yield Finding("ZZ901", "pfc", tok.span, fix=Fix("pfc 3", (
+            Edit(tok.span, '"3,4"', expected=t[tok.span.start:tok.span.end]),
+            Edit(e4.span, "", doc_path=("PORT_QOS_MAP", "Ethernet4", "pfc_enable"), value="3,4"))))
+
+    fix_rules.append(pfc)
+    run = run_fixes(opts(tmp_path / "q.json"))
+    assert len(run.applied) == 1 and run.passes == 1
+    assert (tmp_path / "q.json").read_text() == (
+        '{\n  "PORT_QOS_MAP": {\n    "Ethernet0": {"pfc_enable": "3,4"},\n'
+        '    "Ethernet4": {\n      "pfc_enable": "3,4"\n    }\n  }\n}\n')
+
+
+def test_text_edit_and_structural_edit_of_one_value_conflict(tmp_path, fix_rules):
+    from netlint.findings import Edit, Finding, Fix
+    from tests.fix.fixtools import span_at
+
+    text = "a:\n  b: 1\n"
+    write_repo(tmp_path, {"c.yaml": text})
+
+    def both(ws):
+        t = ws.text("c.yaml")
+        if t != text:
+            return
+        s = span_at("c.yaml", t, 8, 9)
+        yield Finding("ZZ901", "text", s, fix=Fix("t", (Edit(s, "2", expected="1"),)))
+        yield Finding("ZZ902", "struct", s, fix=Fix("s", (Edit(s, "", doc_path=("a", "b"), value=3),)))
+
+    fix_rules.append(both)
+    run = run_fixes(opts(tmp_path / "c.yaml"), limit=1)
+    assert [a.finding.code for a in run.applied] == ["ZZ901"]
+    assert (tmp_path / "c.yaml").read_text() == "a:\n  b: 2\n"
 
 
 def test_structural_edit_on_env_file_is_refused(tmp_path, fix_rules):

@@ -49,7 +49,11 @@ def copy_case(case: Path, dest: Path) -> dict[str, bytes]:
 
 @pytest.mark.parametrize("case", cases(), ids=case_id)
 def test_golden(case: Path, tmp_path: Path):
+    from netlint.rules.base import get_rule
+
     code = code_of(case)
+    if get_rule(code) is None:
+        pytest.skip(f"rule {code} is not in this checkout")
     context = copy_case(case, tmp_path)
     inputs = sorted(p.name for p in case.glob("input.*"))
     expected = {p.name.replace("expected.", "input.", 1): p.read_bytes() for p in case.glob("expected.*")}
