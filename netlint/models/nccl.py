@@ -88,13 +88,18 @@ class NcclVar(Model):
     def known(self) -> str | None:
         """The value as a string, or None when it is Unknown."""
         v = self.value
-        if isinstance(v, Scalar):
+        if isinstance(v, Scalar) and (v.value is None or isinstance(v.value, (str, int, float, bool))):
             return "" if v.value is None else str(v.value)
         return None
 
     @property
     def unknown(self) -> bool:
-        return isinstance(self.value, Unknown)
+        return self.value is not None and self.known is None
+
+    @property
+    def conditional(self) -> bool:
+        """Inside an ``if``/loop netlint could not decide: the assignment may not happen."""
+        return "conditional" in self.flags
 
     @property
     def span(self) -> Span:
@@ -115,6 +120,8 @@ class NcclEnv(Model):
     span: Span
     variables: list[NcclVar] = Field(default_factory=list)
     sources: list[SourceRef] = Field(default_factory=list)
+    launches: list[str] = Field(default_factory=list,
+                                description="shell: the programs the script runs (not builtins)")
 
     def nccl(self) -> list[NcclVar]:
         return [v for v in self.variables if v.key.startswith("NCCL_")]

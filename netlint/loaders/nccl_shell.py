@@ -1,0 +1,138 @@
+"""Shell and Slurm scripts: ``export NCCL_…=…``, ``NCCL_…=… cmd``, ``env NCCL_…=… cmd``, sourced files.
+
+Built on :mod:`netlint.shell` (tree-sitter-bash plus a static evaluator): nothing is executed and no
+bash is parsed here. Every assignment the evaluator sees becomes an :class:`NcclVar`:
+
+- ``export X=v`` / ``declare -x`` / ``X=v; export X`` → exported; a plain ``X=v`` is kept with
+  ``exported=False`` (it never reaches NCCL, which runs in a child process);
+- ``X=v cmd`` / ``env X=v cmd`` → ``how`` = ``prefix`` / ``env`` with the command's name: they apply to
+  that command only;
+- assignments of sourced files (``source f`` / ``. f``, evaluated in place by the evaluator) keep their
+  own file and position, and ``via`` lists the ``source`` lines that brought them in;
+- a value the evaluator cannot resolve (``$(cmd)``, ``$SLURM_…``, branch-dependent) is
+  :class:`~netlint.models.nccl.Unknown`; an assignment inside an undecidable ``if``/loop is flagged
+  ``conditional`` (it may not happen), so rules that judge *settings* stay silent on it;
+- a ``source`` whose file does not exist here (``/usr/local/gib/scripts/set_nccl_env.sh`` exists only
+  on the VM) is recorded with ``resolved=None``: the env is then incomplete and cross-file rules that
+  reason about an *unset* variable stay silent.
+
+Recognised by suffix (``.sh``, ``.bash``, ``.sbatch``, ``.slurm``, …) or a ``#!…sh`` line, and by
+content (an NCCL-looking name). A ``.conf`` of ``export NCCL_…`` lines (Azure's ``hopper.conf``, made
+to be sourced) is shell too; a ``.conf`` of bare ``NCCL_X=v`` lines is left to the nccl.conf loader.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Iterator
+
+from netlint.loaders.base import Loader
+from netlint.source import SourceFile
+
+SHELL_SUFFIXES = (".sh", ".bash", ".ksh", ".zsh", ".sbatch", ".slurm", ".sub", ".pbs", ".lsf")
+_SHEBANG = re.compile(r"\A#!\s*\S*(?:/|\s)(?:env\s+)?(?:ba|z|k|da)?sh\b")
+_EXPORT_NCCL = re.compile(r"^\s*export\s+NCCL_", re.M)
+
+
+class ShellEnvLoader(Loader):
+    name = "nccl-shell"
+    kind = "nccl_envs"
+    suffixes = SHELL_SUFFIXES + (".conf", "")
+    filenames = (".envrc",)
+
+    def wants(self, name: str, suffix: str) -> bool:
+        if suffix == "":
+            return "." not in name.lstrip(".") or name == ".envrc"
+        return suffix in self.suffixes
+
+    def claims(self, src: SourceFile) -> bool:
+        from netlint.loaders.nccl_conf import is_conf_name
+        from netlint.nccl.build import mentions_nccl
+
+        text = src.text
+        if not mentions_nccl(text):
+            return False
+        if src.suffix in SHELL_SUFFIXES or src.name == ".envrc":
+            return True
+        if src.suffix == ".conf":
+            return not is_conf_name(src.name) and _EXPORT_NCCL.search(text) is not None
+        return _SHEBANG.match(text) is not None
+
+    def load(self, src: SourceFile) -> Iterator[Any]:
+        from netlint.shell import parse_script
+
+        script = parse_script(src)
+        yield env_of_script(src.path, script)
+
+
+def env_of_script(file: str, script: Any):
+    from netlint.located import Scalar, Span
+    from netlint.models.nccl import NcclEnv, NcclVar, SourceRef, Unknown
+    from netlint.shell import is_unknown
+
+    source_lines: dict[str, Span] = {}   # sourced file -> the `source` word that brought it in
+    sources = []
+    for word in script.sources:
+        resolved = word.value if isinstance(word.value, str) and word.value in script.source_files else None
+        if resolved is not None and resolved not in source_lines:
+            source_lines[resolved] = word.span
+        if word.span.file == file:
+            path = (Scalar(word.value, word.span, word.raw, False) if isinstance(word.value, str)
+                    else Unknown(word.raw, word.span, getattr(word.value, "reason", "unresolved")))
+            sources.append(SourceRef(path=path, resolved=resolved, statement=word.span))
+        elif resolved is None:
+            # a source inside a sourced file that does not resolve: the env is incomplete too
+            sources.append(SourceRef(path=Unknown(word.raw, word.span, "not found"), resolved=None,
+                                     statement=word.span))
+
+    def via(f: str) -> list[Span]:
+        chain: list[Span] = []
+        seen: set[str] = set()
+        while f != file and f in source_lines and f not in seen:
+            seen.add(f)
+            span = source_lines[f]
+            chain.insert(0, span)
+            f = span.file
+        return chain
+
+    variables = []
+    exported_later = script.exported_names
+    for a in script.assignments:
+        if a.scope == "local" or a.elements is not None:
+            continue
+        word = a.value
+        raw = word.raw or ""
+        if is_unknown(word):
+            value: Any = Unknown(raw, word.span, str(getattr(word.value, "reason", "unresolved")))
+        else:
+            quoted = len(raw) >= 2 and raw[0] == raw[-1] and raw[0] in "\"'"
+            value = Scalar(word.value, word.span, raw, quoted)
+        flags = []
+        if a.conditional:
+            flags.append("conditional")
+        if getattr(word, "via_variable", False):
+            flags.append("via-variable")
+        if a.op != "=":
+            flags.append("append")
+        if a.nested:
+            flags.append("nested")
+        how = {"command": "prefix", "env": "env"}.get(a.scope, "export" if a.exported else "assign")
+        name_span = a.name_span or a.span
+        variables.append(NcclVar(
+            name=Scalar(a.name, name_span, a.name, False), value=value, how=how,
+            exported=a.exported or a.scope in ("command", "env") or a.name in exported_later,
+            statement=a.span, via=via(a.span.file),
+            command=(a.command.name if a.command is not None else None), flags=flags))
+    launches = []
+    for cmd in script.commands:
+        name = cmd.name
+        if name and name.rsplit("/", 1)[-1] not in BUILTINS and name not in launches:
+            launches.append(name)
+    return NcclEnv(file=file, format="shell", span=Span(file, 1, 1, 1, 1, 0, 0), variables=variables,
+                   sources=sources, launches=launches)
+
+
+# Commands that only shape the environment: a script running nothing else is an env file.
+BUILTINS = {"export", "source", ".", "set", "unset", "echo", "printf", "declare", "typeset", "local",
+            "readonly", "true", "false", ":", "shift", "test", "[", "[[", "module", "ml", "ulimit",
+            "umask", "alias", "shopt", "return", "exit", "cd", "pushd", "popd", "hash", "trap", "env"}

@@ -1,0 +1,93 @@
+"""Edits and spans for NCCL findings: the value token, a piece of it, the name, a new line.
+
+Values keep their quotes in the file (``"eth0, eth1"``); a replacement is written with the same quote
+so the file keeps its style. Pieces of a value (one token of ``NCCL_ALGO``, one HCA of
+``NCCL_IB_HCA``) get their own span when the value is written verbatim (no escapes), else the whole
+value's span.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from netlint.findings import Edit, Fix, replace_span
+from netlint.located import Scalar, Span
+
+if TYPE_CHECKING:
+    from netlint.models.nccl import NcclEnv, NcclVar
+    from netlint.workspace import Workspace
+
+
+def _inner(var: "NcclVar") -> tuple[Span, int] | None:
+    """(span of the value token, offset of the value's first character in it), when verbatim."""
+    v = var.value
+    if not isinstance(v, Scalar):
+        return None
+    text = var.known or ""
+    raw = v.raw if v.raw is not None else ""
+    if raw == text:
+        return v.span, 0
+    if len(raw) >= 2 and raw[0] == raw[-1] and raw[0] in "\"'" and raw[1:-1] == text:
+        return v.span, 1
+    return None
+
+
+def piece_span(var: "NcclVar", start: int, end: int | None) -> Span:
+    """The span of characters ``[start, end)`` of the value (the whole value when not exact)."""
+    if end is None or (start == 0 and end >= len(var.known or "")):
+        return var.span
+    hit = _inner(var)
+    if hit is None:
+        return var.span
+    span, lead = hit
+    text = var.known or ""
+    end = max(end, start + 1) if start < len(text) else end
+    before = text[:start]
+    if "\n" in before or "\n" in text[start:end]:
+        return span
+    a = span.start + lead + start
+    b = span.start + lead + end
+    return Span(span.file, span.line, span.col + lead + start, span.line, span.col + lead + end, a, b)
+
+
+def value_edit(var: "NcclVar", new: str, ws: "Workspace") -> Edit | None:
+    """Replace the whole value token with ``new`` (re-quoted like the original)."""
+    v = var.value
+    if not isinstance(v, Scalar) or v.span.start < 0 or "via-variable" in var.flags:
+        return None
+    raw = v.raw or ""
+    quote = raw[0] if len(raw) >= 2 and raw[0] == raw[-1] and raw[0] in "\"'" else ""
+    if var.how == "k8s" and not quote:
+        quote = '"' if not new.isidentifier() else ""
+    text = ws.text(v.span.file)
+    return replace_span(v.span, f"{quote}{new}{quote}", text)
+
+
+def rename_edit(var: "NcclVar", new: str, ws: "Workspace") -> Edit:
+    text = ws.text(var.name.span.file)
+    quote = ""
+    if var.name.quoted and text is not None and var.name.span.start >= 0:
+        quote = text[var.name.span.start]
+    return replace_span(var.name.span, f"{quote}{new}{quote}", text)
+
+
+def value_fix(var: "NcclVar", new: str, ws: "Workspace", description: str, safe: bool = False) -> Fix | None:
+    edit = value_edit(var, new, ws)
+    return Fix(description, (edit,), safe) if edit is not None else None
+
+
+def add_line(env: "NcclEnv", name: str, value: str, ws: "Workspace", description: str,
+             safe: bool = False) -> Fix | None:
+    """Append ``name=value`` to a text env file (shell gets ``export``); None for manifests."""
+    if env.format == "k8s":
+        return None
+    text = ws.text(env.file)
+    if text is None:
+        return None
+    end = len(text)
+    line = text.count("\n") + 1
+    col = len(text) - (text.rfind("\n") + 1) + 1
+    prefix = "" if text.endswith("\n") or not text else "\n"
+    stmt = f"export {name}={value}" if env.format == "shell" else f"{name}={value}"
+    span = Span(env.file, line, col, line, col, end, end)
+    return Fix(description, (Edit(span, f"{prefix}{stmt}\n", ""),), safe)

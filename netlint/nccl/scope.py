@@ -1,0 +1,162 @@
+"""Which NCCL environment applies to which job, and the assignments rules iterate over.
+
+The rule (issue 3 §4): an env file applies to launch scripts that ``source`` it and to jobs in the
+same directory or below. Concretely, for a job (anything in ``ws.jobs`` with a ``.file`` display path):
+
+1. the env of the job's own file (a launch script's exports, with the files it sources inlined by the
+   shell loader; a manifest's container ``env:`` lists);
+2. env *files* in the job's directory or any directory above it, nearest last: ``.env`` and
+   ``nccl.conf`` files, and shell files that only set variables (run no program) and are not jobs.
+
+Order = precedence, lowest first: ``nccl.conf`` files (NCCL applies them with ``setenv(…, 0)``, so the
+process environment always wins; research/nccl.md §2.1), then env files from the farthest directory
+to the nearest, then the job's own file. :func:`effective` folds such a list into name → assignment.
+
+Cluster-wide checks need no job: :func:`launch_groups` gives one group per job, or, when no job is
+known, one per env that no other env sources.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from typing import TYPE_CHECKING, Any, Iterable
+
+if TYPE_CHECKING:
+    from netlint.models.nccl import NcclEnv, NcclVar
+    from netlint.workspace import Workspace
+
+NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+def envs(ws: "Workspace") -> list["NcclEnv"]:
+    from netlint.models.nccl import NcclEnv
+
+    return [e for e in ws.nccl_envs if isinstance(e, NcclEnv)]
+
+
+def _dir(file: str) -> str:
+    return posixpath.dirname(file.replace("\\", "/"))
+
+
+def _within(child_dir: str, parent_dir: str) -> bool:
+    if parent_dir in ("", "."):
+        return not child_dir.startswith("..")
+    return child_dir == parent_dir or child_dir.startswith(parent_dir.rstrip("/") + "/")
+
+
+def sourced_files(ws: "Workspace") -> set[str]:
+    """Display paths of files some env ``source``s."""
+    return ws.derived("nccl.sourced", lambda w: {s.resolved for e in envs(w) for s in e.sources if s.resolved})
+
+
+def job_files(ws: "Workspace") -> set[str]:
+    return {f for f in (getattr(j, "file", None) for j in ws.jobs) if isinstance(f, str)}
+
+
+def is_env_file(ws: "Workspace", env: "NcclEnv") -> bool:
+    """An env *file* (applies by directory): .env, nccl.conf, or a shell file that runs nothing."""
+    if env.format in ("dotenv", "nccl.conf"):
+        return True
+    if env.format == "shell":
+        return not env.launches and env.file not in job_files(ws)
+    return False
+
+
+def envs_for_job(ws: "Workspace", job: Any) -> list["NcclEnv"]:
+    """The envs that apply to ``job`` (duck-typed: needs ``.file``), lowest precedence first."""
+    return envs_for_file(ws, getattr(job, "file", None))
+
+
+def envs_for_file(ws: "Workspace", file: str | None) -> list["NcclEnv"]:
+    if not file:
+        return []
+    all_envs = envs(ws)
+    own = [e for e in all_envs if e.file == file]
+    inlined = {s.resolved for e in own for s in e.sources if s.resolved}
+    job_dir = _dir(file)
+    by_dir = [e for e in all_envs
+              if e.file != file and e.file not in inlined and is_env_file(ws, e) and _within(job_dir, _dir(e.file))]
+    by_dir.sort(key=lambda e: (e.format != "nccl.conf", len(_dir(e.file)), e.file))
+    return by_dir + own
+
+
+def jobs_for_env(ws: "Workspace", env: "NcclEnv") -> list[Any]:
+    """The jobs ``env`` applies to."""
+    out = []
+    for job in ws.jobs:
+        if any(e is env for e in envs_for_job(ws, job)):
+            out.append(job)
+            continue
+        own = [e for e in envs(ws) if e.file == getattr(job, "file", None)]
+        if any(s.resolved == env.file for e in own for s in e.sources):
+            out.append(job)
+    return out
+
+
+def effective(group: Iterable["NcclEnv"]) -> dict[str, "NcclVar"]:
+    """name → the assignment NCCL sees, for envs given lowest precedence first."""
+    out: dict[str, "NcclVar"] = {}
+    for env in group:
+        names = {v.key for v in env.variables}
+        for name in names:
+            var = env.get(name)
+            if var is not None:
+                out[name] = var
+    return out
+
+
+def incomplete(group: Iterable["NcclEnv"]) -> bool:
+    """Some ``source`` in the group did not resolve: an unseen file may set anything."""
+    return any(e.has_unresolved_sources for e in group)
+
+
+def launch_groups(ws: "Workspace") -> list[tuple["NcclEnv", list["NcclEnv"]]]:
+    """(anchor env, envs that apply) for every launch: per job, else per env nobody sources."""
+    def compute(w: "Workspace"):
+        groups = []
+        all_envs = envs(w)
+        if w.jobs:
+            for job in w.jobs:
+                group = envs_for_job(w, job)
+                own = [e for e in group if e.file == getattr(job, "file", None)]
+                anchor = own[-1] if own else (group[-1] if group else None)
+                if anchor is not None:
+                    groups.append((anchor, group))
+            return groups
+        sourced = sourced_files(w)
+        for env in all_envs:
+            if env.file in sourced:
+                continue
+            group = [e for e in envs_for_file(w, env.file) if e.file != env.file] + [env]
+            groups.append((env, group))
+        return groups
+
+    return ws.derived("nccl.launch_groups", compute)
+
+
+def assignments(ws: "Workspace") -> list[tuple["NcclEnv", "NcclVar"]]:
+    """Every assignment once (a sourced file's lines appear in the sourcing script's env too), with a
+    proper variable name (nccl.conf lines such as ``export NCCL_X=1`` are NCCL309's alone)."""
+    def compute(w: "Workspace"):
+        seen: dict[tuple, int] = {}
+        out: list[tuple[NcclEnv, NcclVar]] = []
+        for env in envs(w):
+            for var in env.variables:
+                if not NAME.match(var.key) or var.value is None:
+                    continue
+                ident = (var.name.span.file, var.name.span.start, var.name.span.line, var.name.span.col)
+                at = seen.get(ident)
+                if at is None:
+                    seen[ident] = len(out)
+                    out.append((env, var))
+                elif env.file == var.file and out[at][0].file != var.file:
+                    out[at] = (env, var)   # prefer the env of the file that writes the line
+        return out
+
+    from netlint.models.nccl import NcclEnv, NcclVar  # noqa: F401  (types for the closure)
+    return ws.derived("nccl.assignments", compute)
+
+
+def nccl_assignments(ws: "Workspace") -> list[tuple["NcclEnv", "NcclVar"]]:
+    return [(e, v) for e, v in assignments(ws) if v.key.startswith("NCCL_")]

@@ -1,0 +1,34 @@
+"""Helpers shared by the NCCL3xx rules (not a rule: no ``code``)."""
+
+from __future__ import annotations
+
+from netlint.nccl import scope
+from netlint.nccl.values import int_value
+
+
+def settings(ws, name: str):
+    """(env, var) for assignments of ``name`` that surely happen with a known value.
+
+    Settings inside an ``if`` netlint could not decide are skipped: judging a *setting* (rather than
+    its syntax) needs to know it applies (research: "silence beats a guess").
+    """
+    for env, var in scope.nccl_assignments(ws):
+        if var.key == name and var.known is not None and not var.conditional:
+            yield env, var
+
+
+def ivalue(var) -> int | None:
+    return int_value(var.known) if var.known is not None else None
+
+
+def transport(ws) -> str | None:
+    inv = ws.inventory
+    try:
+        return inv.fabric.transport.value if inv is not None else None
+    except AttributeError:
+        return None
+
+
+def env_value(env, name: str) -> str | None:
+    var = env.get(name)
+    return var.known if var is not None else None

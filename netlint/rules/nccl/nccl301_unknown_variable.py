@@ -1,0 +1,78 @@
+from __future__ import annotations
+
+from typing import Iterator
+
+from netlint.findings import Finding, Fix, Severity
+from netlint.nccl import scope
+from netlint.nccl.fixes import rename_edit
+from netlint.nccl.registry import BINARY_VERSION, CONSTANTS, SOURCE_VERSION, registry
+from netlint.rules.base import Rule
+
+# Misspelt prefixes worth a look (CCL_NET_GDR_LEVEL: NERSC/podman-hpc#136; NCLL_, NCC_ typos).
+_NEAR_PREFIXES = ("NCC_", "NCLL_", "NCL_", "CCL_", "NNCL_", "NCCL")
+
+
+class UnknownVariable(Rule):
+    """An `NCCL_*` name that no NCCL release reads (or a near miss of one).
+
+    What: the variable is not in netlint's NCCL registry (every name NCCL 2.30.7's source and the
+    2.32.3 library read, every name older releases read, and the `NCCL_*` names PyTorch, the HPC-X,
+    GCP and AWS plugins, NCCL's own plugins and nccl-tests read). When a registered name is close
+    (edit distance, letter case, reordered words, or a misspelt `NCCL_` prefix) the message suggests it
+    and the fix renames the variable. A few names look like variables but are compile-time constants
+    in NCCL's source (`NCCL_NET_MAX_REQUESTS`): the message says so.
+
+    Why: NCCL never reports a misspelt variable; it simply never reads it, so the setting silently
+    does nothing (research/nccl.md §0.2, M26). Environment names are case-sensitive.
+
+    Bad:  `export NCCL_IB_HAC==mlx5_0,mlx5_1`
+    Good: `export NCCL_IB_HCA==mlx5_0,mlx5_1`
+
+    Fix: rename to the suggested name (safe: the intent is clear). Without a suggestion, remove the
+    line or look the knob up in the NCCL User Guide.
+
+    Source: ../shared/reference/nccl-env.tsv (NVIDIA/nccl 2.30.7 `src/`, libnccl 2.32.3 strings,
+    73 release tags, User Guide env.rst); research/nccl.md §5 (external and constant names), M26
+    (NERSC/podman-hpc#136 `CCL_NET_GDR_LEVEL`; aws-samples p5 sbatch `NCCL_NET_MAX_REQUESTS`).
+    """
+
+    code = "NCCL301"
+    name = "unknown-variable"
+    summary = "NCCL variable that NCCL does not read (misspelt or invented)"
+    severity = Severity.ERROR
+    tags = ("nccl",)
+
+    def check(self, ws) -> Iterator[Finding]:
+        reg = registry()
+        for env, var in scope.assignments(ws):
+            name = var.key
+            if name in reg:
+                continue
+            if name.startswith("NCCL_"):
+                if name in CONSTANTS:
+                    yield self.finding(
+                        f"{name} is not an environment variable ({CONSTANTS[name]}): NCCL never reads it, "
+                        f"so this line has no effect", var.name.span, key=name, severity=Severity.WARNING)
+                    continue
+                hint = reg.case_match(name) or reg.suggest(name)
+            elif name.upper().startswith(_NEAR_PREFIXES) or name.startswith("nccl_"):
+                hint = reg.case_match(name) or reg.suggest(name)
+                if hint is None:
+                    continue
+            else:
+                continue
+            if hint is None:
+                yield self.finding(
+                    f"{name} is not a variable NCCL reads (checked against NCCL {SOURCE_VERSION} source, the "
+                    f"{BINARY_VERSION} library and older releases) nor one PyTorch or a known plugin reads: "
+                    f"it has no effect", var.name.span, key=name, severity=Severity.WARNING)
+                continue
+            why = "names are case-sensitive" if hint.upper() == name.upper() else "NCCL ignores it"
+            fix = None
+            clash = [v for v in env.variables if v.key == hint]
+            msg = f"{name} is not an NCCL variable ({why}); did you mean {hint}?"
+            if clash:
+                msg += f" ({hint} is also set, line {clash[0].name.span.line})"
+            else:
+                fix = Fix(f"rename {name} to {hint}", (rename_edit(var, hint, ws),), safe=True)
+            yield self.finding(msg, var.name.span, key=name, fix=fix)

@@ -1,0 +1,49 @@
+from __future__ import annotations
+
+from typing import Iterator
+
+from netlint.findings import Finding, Fix, Severity
+from netlint.nccl import scope
+from netlint.nccl.fixes import rename_edit
+from netlint.nccl.registry import registry
+from netlint.rules.base import Rule
+
+
+class PytorchLegacyVariable(Rule):
+    """A PyTorch setting written under its legacy `NCCL_*` name.
+
+    What: `NCCL_ASYNC_ERROR_HANDLING`, `NCCL_BLOCKING_WAIT`, `NCCL_DESYNC_DEBUG`,
+    `NCCL_ENABLE_TIMING` and `NCCL_AVOID_RECORD_STREAMS` are read by PyTorch's c10d
+    `ProcessGroupNCCL`, not by NCCL, and were renamed `TORCH_NCCL_*`. When the env also sets the
+    `TORCH_NCCL_*` name (a deliberate pair for old and new PyTorch) nothing is reported.
+
+    Why: the names look like NCCL knobs, so they get copied into NCCL tuning blocks and reviewed as
+    such; the `TORCH_NCCL_*` name is the one current PyTorch documents.
+
+    Bad:  `export NCCL_ASYNC_ERROR_HANDLING=1`
+    Good: `export TORCH_NCCL_ASYNC_ERROR_HANDLING=1`
+
+    Fix: rename to the `TORCH_NCCL_*` name (unsafe: a PyTorch older than the rename reads only the
+    old name).
+
+    Source: ../shared/reference/nccl-env.tsv rows with status `external` and owner PyTorch;
+    research/nccl.md §5 (aws-samples pretrain-llama2.sbatch: "torch<2.2" comment).
+    """
+
+    code = "NCCL302"
+    name = "pytorch-legacy-variable"
+    summary = "PyTorch variable written under its legacy NCCL_* name"
+    severity = Severity.INFO
+    tags = ("nccl", "pytorch")
+
+    def check(self, ws) -> Iterator[Finding]:
+        reg = registry()
+        for env, var in scope.nccl_assignments(ws):
+            info = reg.get(var.key)
+            new = info.torch_name if info is not None else None
+            if new is None or new in env.names():
+                continue
+            yield self.finding(
+                f"{var.key} is read by PyTorch, not by NCCL: it is the legacy name of {new}",
+                var.name.span, key=var.key,
+                fix=Fix(f"rename to {new}", (rename_edit(var, new, ws),), safe=False))

@@ -1,0 +1,65 @@
+from __future__ import annotations
+
+from typing import Iterator
+
+from netlint.findings import Finding, Severity
+from netlint.nccl import scope
+from netlint.nccl.fixes import piece_span, value_fix
+from netlint.nccl.registry import target_version
+from netlint.nccl.values import check
+from netlint.rules.base import Rule
+
+# nccl.conf quirks that NCCL309 reports as the cause (quotes kept, inline comment, trailing space).
+CONF_QUIRKS = {"quoted", "inline-comment", "trailing-space"}
+
+
+def value_problems(ws, kind: str):
+    """(var, problem) for every known NCCL value whose check yields a problem of ``kind``."""
+    version = target_version(ws)
+    for env, var in scope.nccl_assignments(ws):
+        value = var.known
+        if value is None or CONF_QUIRKS & set(var.flags):
+            continue
+        for p in check(var.key, value, version):
+            if p.kind == kind:
+                yield var, p
+
+
+class InvalidValue(Rule):
+    """A value NCCL ignores, rejects or clamps: wrong type, outside its range, not in its set.
+
+    What: the value is checked the way NCCL parses it (research/nccl.md §2): integer knobs against
+    their documented range (`NCCL_IB_RETRY_CNT` 0..7, `NCCL_IB_TC` 0..255, `NCCL_NTHREADS` a
+    multiple of 32 in 64..512, …); `NCCL_P2P_LEVEL`/`NCCL_NET_GDR_LEVEL` against the exact,
+    case-sensitive level names (`phb` is ignored); `NCCL_ALGO`/`NCCL_PROTO` with NCCL's own grammar
+    (tokens are not trimmed, so `Ring, Tree` fails); `NCCL_DEBUG` levels and `NCCL_DEBUG_SUBSYS`
+    subsystems; the exact strings `AF_INET`/`AF_INET6`; CIDR ranges and `host:port` values.
+    The finding points at the offending token.
+
+    Why: NCCL reports almost none of these. A bad level or family is ignored silently, a bad
+    `NCCL_DEBUG` turns logging *off*, one unknown `NCCL_DEBUG_SUBSYS` entry drops the whole value,
+    and an unknown `NCCL_ALGO`/`NCCL_PROTO` token makes every communicator fail with
+    `ncclInvalidUsage`.
+
+    Bad:  `NCCL_ALGO=Ring, Tree`, `NCCL_P2P_LEVEL=phb`, `NCCL_DEBUG=debug`, `NCCL_IB_RETRY_CNT=15`
+    Good: `NCCL_ALGO=Ring,Tree`, `NCCL_P2P_LEVEL=PHB`, `NCCL_DEBUG=WARN`, `NCCL_IB_RETRY_CNT=7`
+
+    Fix: where the intended value is clear (case, spaces, the clamped value) the fix writes it; it is
+    unsafe because the run then behaves differently.
+
+    Source: research/nccl.md §2.2 (param.cc:78), §2.5 (graph/paths.cc:244-280, topo.cc:34), §2.6
+    (graph/tuning.cc:55-135), §2.7 (WHEEL dump), §2.8, §2.9 (ranges: connect.cc, tuning.cc:17-32),
+    M15, M21, M23, M28; ../shared/reference/nccl-env.tsv `allowed` column.
+    """
+
+    code = "NCCL303"
+    name = "invalid-value"
+    summary = "Value NCCL ignores, rejects or clamps"
+    severity = Severity.ERROR
+    tags = ("nccl",)
+
+    def check(self, ws) -> Iterator[Finding]:
+        for var, p in value_problems(ws, "invalid"):
+            fix = value_fix(var, p.fix, ws, f"write {var.key}={p.fix}", p.safe) if p.fix else None
+            yield self.finding(p.message, piece_span(var, p.start, p.end), key=var.key, fix=fix,
+                               severity=Severity.parse(p.severity))

@@ -1,0 +1,44 @@
+from __future__ import annotations
+
+from typing import Iterator
+
+from netlint.findings import Finding, Severity
+from netlint.nccl.fixes import piece_span, value_fix
+from netlint.rules.base import Rule
+from netlint.rules.nccl.nccl303_invalid_value import value_problems
+
+
+class MisreadValue(Rule):
+    """A value NCCL accepts but reads as something other than what is written.
+
+    What: integer and boolean knobs go through `strtoll(value, NULL, 0)`, so:
+    `true`/`yes`/`on` read as **0** (`NCCL_IB_DISABLE=true` leaves IB on); a leading zero means
+    octal (`NCCL_IB_TC=0106` is 70, DSCP 17, not DSCP 26); the number stops at the first non-digit
+    (`NCCL_BUFFSIZE=8M` is 8 bytes). `NCCL_SHM_DISABLE`/`NCCL_P2P_DISABLE` disable only with the
+    value 1. Legacy integers for `NCCL_P2P_LEVEL`/`NCCL_NET_GDR_LEVEL` (`5` = `SYS`) are reported as
+    info with the level name.
+
+    Why: none of these produce an error or a warning in NCCL's log; the job runs with a setting
+    nobody wrote.
+
+    Bad:  `NCCL_IB_DISABLE=true`, `NCCL_IB_TC=0106`, `NCCL_BUFFSIZE=8M`
+    Good: `NCCL_IB_DISABLE=1`, `NCCL_IB_TC=106`, `NCCL_BUFFSIZE=8388608`
+
+    Fix: the written intent (`1`, the decimal number, bytes); unsafe since NCCL then behaves as
+    written rather than as it does today. `false` → `0` and `5` → `SYS` keep the behaviour (safe).
+
+    Source: research/nccl.md §2.2 (`src/misc/param.cc:78` strtoll base 0; `transport/shm.cc:66`,
+    `graph/paths.cc:250`), §2.5 (legacy level integers), M11, M27; nccl-env.README.md parse rules.
+    """
+
+    code = "NCCL304"
+    name = "misread-value"
+    summary = "Value NCCL reads differently than written (true→0, octal, unit suffix)"
+    severity = Severity.WARNING
+    tags = ("nccl",)
+
+    def check(self, ws) -> Iterator[Finding]:
+        for var, p in value_problems(ws, "misread"):
+            fix = value_fix(var, p.fix, ws, f"write {var.key}={p.fix}", p.safe) if p.fix else None
+            yield self.finding(p.message, piece_span(var, p.start, p.end), key=var.key, fix=fix,
+                               severity=Severity.parse(p.severity))

@@ -1,0 +1,65 @@
+from __future__ import annotations
+
+from typing import Iterator
+
+from netlint.findings import Finding, Fix, Severity
+from netlint.nccl import scope
+from netlint.nccl.fixes import rename_edit
+from netlint.nccl.registry import registry, target_version
+from netlint.rules.base import Rule
+
+
+def _fmt(v) -> str:
+    return ".".join(str(x) for x in v)
+
+
+class RemovedVariable(Rule):
+    """A variable an older NCCL read and the release in use ignores.
+
+    What: names such as `NCCL_LL_THRESHOLD`, `NCCL_TREE_THRESHOLD` (removed in 2.5),
+    `NCCL_IB_CUDA_SUPPORT`, `NCCL_IB_GDR_LEVEL` (2.4), `NCCL_MNNVL` (2.21), `NCCL_WORK_FIFO_DEPTH`
+    (2.22), `NCCL_SHM_USE_CUDA_MEMCPY` (gone after 2.30.4). With `nccl-version` set, a name that
+    release still reads is not reported.
+
+    Why: NCCL does not warn about a variable it no longer reads; the tuning silently stops.
+
+    Bad:  `export NCCL_IB_GDR_LEVEL=3`
+    Good: `export NCCL_NET_GDR_LEVEL=PHB`
+
+    Fix: for 1:1 renames (`NCCL_IB_GDR_LEVEL` → `NCCL_NET_GDR_LEVEL`, `NCCL_MNNVL` →
+    `NCCL_MNNVL_ENABLE`, `NCCL_GRAPH` → `NCCL_GRAPH_FILE`) rename (unsafe: the knob takes effect
+    again); otherwise the message names the replacement.
+
+    Source: research/nccl.md §4 (TAGS: first/last release of each name over 73 tags; DOC), M25;
+    NVIDIA/nccl#211 (TREE_THRESHOLD removed in 2.5).
+    """
+
+    code = "NCCL307"
+    name = "removed-variable"
+    summary = "NCCL variable removed in the release in use (ignored)"
+    severity = Severity.WARNING
+    tags = ("nccl",)
+
+    def check(self, ws) -> Iterator[Finding]:
+        reg = registry()
+        version = target_version(ws)
+        for env, var in scope.nccl_assignments(ws):
+            info = reg.get(var.key)
+            if info is None or info.status != "removed" or info.read_by(version):
+                continue
+            if info.removed_in is not None:
+                when = f"removed in NCCL {_fmt(info.removed_in)}"
+            elif info.last is not None:
+                when = f"last read by NCCL {_fmt(info.last)}"
+            else:
+                when = "no longer read"
+            rel = f"NCCL {'.'.join(map(str, version))}" if version else "current NCCL"
+            msg = f"{var.key} was {when}: {rel} ignores it"
+            new = info.replacement
+            if new:
+                msg += f"; use {new}"
+            fix = None
+            if info.renames_to and info.renames_to not in env.names():
+                fix = Fix(f"rename {var.key} to {info.renames_to}",
+                          (rename_edit(var, info.renames_to, ws),), safe=False)
+            yield self.finding(msg, var.name.span, key=var.key, fix=fix)

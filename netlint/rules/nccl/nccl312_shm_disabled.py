@@ -1,0 +1,39 @@
+from __future__ import annotations
+
+from typing import Iterator
+
+from netlint.findings import Finding, Severity
+from netlint.rules.base import Rule
+from netlint.rules.nccl._common import ivalue, settings
+
+
+class ShmDisabled(Rule):
+    """`NCCL_SHM_DISABLE=1`: the shared-memory transport off.
+
+    What: the variable is set to 1 (only the value 1 disables).
+
+    Why: traffic between GPUs that cannot use P2P (e.g. across CPU sockets) then goes through the
+    network NIC, slower, or fails where there is no NIC path. It is mostly set to work around a small
+    `/dev/shm` in containers, which is better fixed at the container (`--shm-size`, `--ipc=host`).
+
+    Bad:  `export NCCL_SHM_DISABLE=1`
+    Good: unset, with `docker run --shm-size=…` / a larger `/dev/shm` volume.
+
+    Fix: remove the line after giving the container enough shared memory (no automatic fix).
+
+    Source: research/nccl.md M13 (NVIDIA/nccl#342, #290, #473; pytorch/torchtitan#853; DOC
+    NCCL_SHM_DISABLE), §2.2 (`transport/shm.cc:66`: only 1 disables).
+    """
+
+    code = "NCCL312"
+    name = "shm-disabled"
+    summary = "NCCL_SHM_DISABLE=1 turns off the shared-memory transport"
+    severity = Severity.WARNING
+    tags = ("nccl",)
+
+    def check(self, ws) -> Iterator[Finding]:
+        for env, var in settings(ws, "NCCL_SHM_DISABLE"):
+            if ivalue(var) == 1:
+                yield self.finding("NCCL_SHM_DISABLE=1 turns off the shared-memory transport: traffic that "
+                                   "cannot use P2P goes over the network; if /dev/shm is too small, enlarge it "
+                                   "instead", var.span, key=var.key)

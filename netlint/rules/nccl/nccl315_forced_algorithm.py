@@ -1,0 +1,42 @@
+from __future__ import annotations
+
+from typing import Iterator
+
+from netlint.findings import Finding, Severity
+from netlint.nccl.values import check
+from netlint.rules.base import Rule
+from netlint.rules.nccl._common import settings
+
+
+class ForcedAlgorithm(Rule):
+    """`NCCL_ALGO` / `NCCL_PROTO` restrict NCCL's choice of algorithm or protocol.
+
+    What: either variable is set (to a value NCCL accepts; a value it rejects is NCCL303).
+
+    Why: NCCL's tuner picks per message size among Ring/Tree/NVLS/PAT and LL/LL128/Simple. Forcing
+    one gives up the others everywhere, and since 2.24 a restriction that leaves no algorithm for a
+    collective makes it fail instead of falling back to Ring. Some platforms require it (GCP TCPX,
+    older AWS EFA guidance), which is why this is only info.
+
+    Bad:  `export NCCL_ALGO=Ring` (without a platform requirement)
+    Good: unset
+
+    Fix: remove it unless the platform's documentation requires it.
+
+    Source: research/nccl.md M16 (DOC "Debugging"; NVIDIA/nccl#1304, #1876; nccl-tests#352; aws
+    sagemaker-training-toolkit 9a5ed9f), §2.6 (`enqueue.cc:2050-2065`).
+    """
+
+    code = "NCCL315"
+    name = "forced-algorithm"
+    summary = "NCCL_ALGO / NCCL_PROTO force an algorithm or protocol"
+    severity = Severity.INFO
+    tags = ("nccl",)
+
+    def check(self, ws) -> Iterator[Finding]:
+        for name, what in (("NCCL_ALGO", "algorithms"), ("NCCL_PROTO", "protocols")):
+            for env, var in settings(ws, name):
+                if check(name, var.known):
+                    continue
+                yield self.finding(f"{name}={var.known} restricts the {what} NCCL may choose; keep it only if "
+                                   f"the platform requires it", var.span, key=name)

@@ -1,0 +1,52 @@
+from __future__ import annotations
+
+from typing import Iterator
+
+from netlint.findings import Finding, Severity
+from netlint.nccl.fixes import value_fix
+from netlint.rules.base import Rule
+from netlint.rules.nccl._common import ivalue, settings
+
+LOWEST_DEFAULT = 14   # NCCL's default before 2.14 (18 in 2.14-2.22, 20 since): research/nccl.md §2.9
+
+
+class IbTimeout(Rule):
+    """`NCCL_IB_TIMEOUT` that never times out, or times out too early.
+
+    What: the verbs timeout is 4.096 µs × 2^value, in 0..31. `0` and values ≥ 32 mean **infinite**
+    (error); values below 14 — the lowest default NCCL ever shipped — are a warning.
+
+    Why: with an infinite timeout a lost peer hangs the job forever instead of failing with an
+    error; a very small one (2 ≈ 16 µs) gives spurious "completion with error 12" (retry exceeded)
+    under normal congestion.
+
+    Bad:  `NCCL_IB_TIMEOUT=2`, `NCCL_IB_TIMEOUT=60`
+    Good: `NCCL_IB_TIMEOUT=22` (the default is 20, ≈4.3 s)
+
+    Fix: 20, NCCL's default (unsafe).
+
+    Source: research/nccl.md §2.9 (DOC table, defaults 14 → 18 → 20), M21 (areal-project/AReaL PR #640
+    2 → 22; open-thoughts/OpenThoughts-Agent PR #77 (60 = infinite); NVIDIA/nccl#902).
+    """
+
+    code = "NCCL316"
+    name = "ib-timeout"
+    summary = "NCCL_IB_TIMEOUT infinite (0, >= 32) or very small"
+    severity = Severity.WARNING
+    tags = ("nccl",)
+
+    def check(self, ws) -> Iterator[Finding]:
+        for env, var in settings(ws, "NCCL_IB_TIMEOUT"):
+            n = ivalue(var)
+            if n is None:
+                continue
+            fix = value_fix(var, "20", ws, "write NCCL's default, 20", safe=False)
+            if n == 0 or n >= 32:
+                yield self.finding(f"NCCL_IB_TIMEOUT={var.known} means an infinite verbs timeout: a lost peer "
+                                   f"hangs the job instead of failing", var.span, key=var.key, fix=fix,
+                                   severity=Severity.ERROR)
+            elif n < LOWEST_DEFAULT:
+                us = 4.096 * 2 ** n
+                yield self.finding(f"NCCL_IB_TIMEOUT={var.known} is a {us:.0f} µs verbs timeout, below any "
+                                   f"default NCCL shipped (14-20): expect spurious retry-exceeded errors under "
+                                   f"congestion", var.span, key=var.key, fix=fix)

@@ -1,0 +1,61 @@
+from __future__ import annotations
+
+from typing import Iterator
+
+from netlint.findings import Finding, Severity
+from netlint.nccl import lists
+from netlint.nccl.fixes import piece_span
+from netlint.rules.base import Rule
+from netlint.rules.nccl._common import settings
+
+# Interfaces that never reach other nodes (NCCL's own auto-selection excludes docker, lo, virbr:
+# misc/socket.cc:190-225); veth pairs belong to containers.
+LOCAL = (("lo", Severity.ERROR, "the loopback interface cannot reach other nodes"),
+         ("docker", Severity.WARNING, "a container bridge"),
+         ("virbr", Severity.WARNING, "a libvirt bridge"),
+         ("veth", Severity.WARNING, "a container veth pair"))
+
+
+class SocketIfnameLocalInterface(Rule):
+    """`NCCL_SOCKET_IFNAME` that selects loopback or a container/VM bridge.
+
+    What: an included entry that matches `lo`, `docker*`, `virbr*` or `veth*` (under NCCL's prefix
+    rule: `l` and `lo` both match `lo`). Exclusion lists (`^lo`) are fine.
+
+    Why: NCCL bootstraps and (with the Socket transport) moves data over the interfaces this selects;
+    on a multi-node job loopback cannot reach the peers and bridges are not routed, so init hangs or
+    fails with "connection refused". NCCL's own default excludes exactly these.
+
+    Bad:  `NCCL_SOCKET_IFNAME=lo`, `NCCL_SOCKET_IFNAME=docker0`
+    Good: the routable data or management NIC, e.g. `NCCL_SOCKET_IFNAME==ens1np0`
+
+    Fix: name the routable interface (no automatic fix: netlint cannot know it without the inventory).
+
+    Source: research/nccl.md §2.3 (`misc/socket.cc:190-225` default `^docker,lo,virbr`), M4
+    (NVIDIA/nccl#286 lo cannot reach other nodes; #913 veth caused a hang).
+    """
+
+    code = "NCCL317"
+    name = "socket-ifname-local-interface"
+    summary = "NCCL_SOCKET_IFNAME selects loopback or a container bridge"
+    severity = Severity.ERROR
+    tags = ("nccl",)
+
+    def check(self, ws) -> Iterator[Finding]:
+        for var_name in ("NCCL_SOCKET_IFNAME", "NCCL_OOB_NET_IFNAME"):
+            for env, var in settings(ws, var_name):
+                if len(var.known) <= 1:
+                    continue
+                lst = lists.parse(var.known)
+                if lst.exclude:
+                    continue
+                for entry in lst.entries:
+                    for iface, sev, what in LOCAL:
+                        sample = iface if iface == "lo" else iface + "0"
+                        hit = (sample == entry.name) if lst.exact else (
+                            sample.startswith(entry.name) or entry.name.startswith(iface))
+                        if hit and entry.name.strip() == entry.name:
+                            yield self.finding(f"{var_name} entry '{entry.name}' selects {sample if iface == 'lo' else iface + '*'}: "
+                                               f"{what}", piece_span(var, entry.start, entry.end),
+                                               key=f"{var_name}:{entry.name}", severity=sev)
+                            break

@@ -1,0 +1,60 @@
+from __future__ import annotations
+
+import re
+from typing import Iterator
+
+from netlint.findings import Finding, Fix, Severity, replace_span
+from netlint.nccl import scope
+from netlint.rules.base import Rule
+
+_ALLEXPORT = re.compile(r"^\s*set\s+(-[a-zA-Z]*a|-o\s+allexport)", re.M)
+
+
+class NotExported(Rule):
+    """An NCCL variable assigned in a shell script but never exported.
+
+    What: `NCCL_X=value` on its own line (not `export`, not `declare -x`, never `export NCCL_X`
+    later, not a `NCCL_X=v cmd` prefix), and the name is not used in the script (`$NCCL_X`), so it
+    is not passed on some other way (`docker -e NCCL_X=$NCCL_X`). Scripts using `set -a`
+    (allexport) are skipped.
+
+    Why: NCCL runs in a child process (python, torchrun, srun, mpirun) and sees only exported
+    variables; a plain shell variable never reaches it.
+
+    Bad:  `NCCL_DEBUG=WARN` followed by `srun python train.py`
+    Good: `export NCCL_DEBUG=WARN`
+
+    Fix: prefix `export ` (unsafe: the setting then takes effect).
+
+    Source: POSIX shell semantics (only exported variables are in a child's environment; bash(1)
+    "ENVIRONMENT"); research/nccl.md §2.1 (NCCL reads its process environment).
+    """
+
+    code = "NCCL322"
+    name = "not-exported"
+    summary = "NCCL variable set in a shell script without export"
+    severity = Severity.WARNING
+    tags = ("nccl", "shell")
+
+    def check(self, ws) -> Iterator[Finding]:
+        sourced = scope.sourced_files(ws)
+        for env in scope.envs(ws):
+            if env.format != "shell" or env.file in sourced:
+                continue   # a sourced file exports (or not) as its sourcing script says
+            files = {env.file} | {v.file for v in env.variables}
+            texts = {f: ws.text(f) or "" for f in files}
+            if any(_ALLEXPORT.search(t) for t in texts.values()):
+                continue
+            for var in env.variables:
+                if not var.key.startswith("NCCL_") or var.exported or var.how != "assign" or var.conditional:
+                    continue
+                used = re.compile(r"\$\{?" + re.escape(var.key) + r"\b")
+                if any(used.search(t) for t in texts.values()):
+                    continue
+                text = texts.get(var.file)
+                stmt = var.statement or var.name.span
+                edit = replace_span(stmt._replace(end=stmt.start, end_line=stmt.line, end_col=stmt.col),
+                                    "export ", text)
+                yield self.finding(f"{var.key} is set but never exported, so NCCL (a child process) does not "
+                                   f"see it", var.name.span, key=var.key,
+                                   fix=Fix("add export", (edit,), safe=False))

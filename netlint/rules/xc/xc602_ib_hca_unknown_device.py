@@ -1,0 +1,78 @@
+from __future__ import annotations
+
+from typing import Iterator
+
+from netlint.findings import Finding, Severity
+from netlint.nccl.fixes import piece_span, value_fix
+from netlint.rules.base import Rule
+from netlint.rules.xc._common import inventory_nics, inventory_related, list_settings, near, summary
+
+
+class IbHcaUnknownDevice(Rule):
+    """`NCCL_IB_HCA` names a device no node of the inventory has, or a prefix that takes more.
+
+    What: each entry of an including `NCCL_IB_HCA` list is matched against the inventory's HCAs with
+    NCCL's rules (prefix match unless the list starts with `=`; the `:port` must match the NIC's
+    port). An entry matching none is an error (with a did-you-mean for typos such as `mlxl5_7`). An
+    entry that names one HCA exactly but, being a prefix, also selects others the list does not name
+    (`mlx5_1` also takes `mlx5_10`..`mlx5_17`) is a warning.
+
+    Why: NCCL silently skips devices it cannot find; with none left it logs "NET/IB : No device
+    found" and falls back to TCP sockets (unless `NCCL_NET=IB`). A prefix that takes extra devices
+    puts storage or front-end NICs into the rings.
+
+    Bad:  `NCCL_IB_HCA=mlx5_0,mlx5_1,mlxl5_2` (inventory: mlx5_0..mlx5_7)
+    Good: `NCCL_IB_HCA==mlx5_0,mlx5_1,mlx5_2`
+
+    Fix: the closest inventory HCA for a typo; `=` (exact match) for a prefix collision. Unsafe: the
+    job then uses other devices.
+
+    Source: research/nccl.md §2.3 (`net_ib/init.cc:317-370` matchIfList; fallback to Socket,
+    `plugin/net.cc:320-350`), M6 (NVIDIA/nccl#952), M7 (NVIDIA/nccl PR #236; llm-d/llm-d-benchmark
+    PR #1862 typo `mlxl5_7`).
+    """
+
+    code = "XC602"
+    name = "ib-hca-unknown-device"
+    summary = "NCCL_IB_HCA names a device the inventory's nodes do not have"
+    severity = Severity.ERROR
+    tags = ("nccl", "inventory", "cross-file")
+
+    def check(self, ws) -> Iterator[Finding]:
+        nics = inventory_nics(ws)
+        if not nics:
+            return
+        hcas = sorted({n.hca.value for _, n in nics})
+        ports = {n.hca.value: (n.port.value if n.port is not None else 1) for _, n in nics}
+        first = nics[0][1].hca.span
+        for env, var, lst in list_settings(ws, "NCCL_IB_HCA"):
+            named = {e.name for e in lst.entries}
+            for e in lst.entries:
+                matched = [h for h in hcas if lst.entry_matches(e, h, ports[h])]
+                span = piece_span(var, e.start, e.end)
+                if not matched:
+                    if lst.exclude:
+                        continue
+                    unlisted = [h for h in hcas if h not in named]
+                    hint = near(e.name, unlisted)
+                    msg = (f"NCCL_IB_HCA lists {e.text}, which no node in the inventory has "
+                           f"(HCAs: {summary(hcas)})")
+                    fix = None
+                    if hint:
+                        msg += f"; did you mean {hint}?"
+                        new = var.known[:e.start] + hint + e.text[len(e.name):] + var.known[e.end:]
+                        fix = value_fix(var, new, ws, f"write {hint}", safe=False)
+                    yield self.finding(msg, span, key=f"NCCL_IB_HCA:{e.name}", fix=fix,
+                                       related=inventory_related(first, "the inventory's HCAs"))
+                elif not lst.exact and not lst.exclude and e.name in hcas:
+                    extra = [h for h in matched if h != e.name and h not in named]
+                    if not extra:
+                        continue
+                    fix = None
+                    if all(x.name in hcas for x in lst.entries):
+                        fix = value_fix(var, "=" + var.known, ws, "match HCA names exactly (=)", safe=False)
+                    yield self.finding(
+                        f"NCCL_IB_HCA entry {e.name} is a prefix: it also selects {summary(extra)}, which the "
+                        f"inventory has and the list does not name; start the list with '=' for exact names",
+                        span, key=f"NCCL_IB_HCA:{e.name}", fix=fix, severity=Severity.WARNING,
+                        related=inventory_related(first, "the inventory's HCAs"))

@@ -1,0 +1,66 @@
+from __future__ import annotations
+
+from typing import Iterator
+
+from netlint.findings import Finding, Related, Severity
+from netlint.nccl.fixes import value_fix
+from netlint.rules.base import Rule
+from netlint.rules.xc._common import list_settings, rail_nics, summary
+
+
+class IbHcaMissingRails(Rule):
+    """`NCCL_IB_HCA` selects fewer HCAs than the inventory's nodes have rails.
+
+    What: the inventory lists each node group's NICs and their rails; the devices `NCCL_IB_HCA`
+    selects (including or excluding, prefix or exact) are counted per group. Fewer selected rail
+    HCAs than rails, in every node group, is reported. A list that matches no inventory HCA at all
+    is XC602's.
+
+    Why: NCCL uses only the HCAs it is given, so the other rails carry no traffic: a node with 8
+    rails and 4 HCAs listed has half its scale-out bandwidth. HCAs are also paired by position
+    across nodes, so every node should list all rail HCAs in the same order.
+
+    Bad:  `NCCL_IB_HCA==mlx5_0,mlx5_1,mlx5_2,mlx5_3` (8 rails)
+    Good: `NCCL_IB_HCA==mlx5_0,mlx5_1,mlx5_2,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_7`
+
+    Fix: the inventory's rail HCAs in rail order (unsafe: the job then uses more NICs).
+
+    Source: research/nccl.md M8 (getainode/ainode PR #89: position pairing), §2.3 (matchIfList).
+    """
+
+    code = "XC603"
+    name = "ib-hca-missing-rails"
+    summary = "NCCL_IB_HCA selects fewer HCAs than the nodes have rails"
+    severity = Severity.WARNING
+    tags = ("nccl", "inventory", "cross-file")
+
+    def check(self, ws) -> Iterator[Finding]:
+        inv = ws.inventory
+        if inv is None:
+            return
+        groups = [g for g in inv.node_groups if g.nics]
+        if not groups:
+            return
+        all_hcas = {n.hca.value for g in groups for n in g.nics}
+        for env, var, lst in list_settings(ws, "NCCL_IB_HCA"):
+            if not lst.exclude and not any(lst.entry_matches(e, h) for e in lst.entries for h in all_hcas):
+                continue
+            lost = []
+            for g in groups:
+                rails = rail_nics(g)
+                chosen = [n for n in rails if lst.selects(n.hca.value, n.port.value if n.port is not None else 1)]
+                if len(chosen) >= len(rails):
+                    break
+                lost.append((g, rails, chosen))
+            else:
+                g, rails, chosen = lost[0]
+                missing = [n for n in rails if n not in chosen]
+                names = [n.hca.value for n in rails]
+                collide = any(a != b and b.startswith(a) for a in names for b in all_hcas)
+                new = ("=" if lst.exact or collide else "") + ",".join(names)
+                yield self.finding(
+                    f"NCCL_IB_HCA={var.known} selects {len(chosen)} of the {len(rails)} rail HCAs the inventory "
+                    f"lists (missing {summary([n.hca.value for n in missing])}): those rails carry no NCCL traffic",
+                    var.span, key="NCCL_IB_HCA",
+                    fix=value_fix(var, new, ws, "list every rail HCA of the inventory", safe=False),
+                    related=(Related(missing[0].hca.span, f"inventory NIC {missing[0].hca.value}"),))

@@ -1,0 +1,78 @@
+from __future__ import annotations
+
+from typing import Iterator
+
+from netlint.findings import Finding, Related, Severity
+from netlint.nccl import scope
+from netlint.nccl.registry import registry
+from netlint.nccl.values import int_value
+from netlint.rules.base import Rule
+
+# RoCE-only: read only when the port's link layer is Ethernet (auto GID selection; research §2.4).
+ROCE_ONLY = ("NCCL_IB_GID_INDEX", "NCCL_IB_ROCE_VERSION_NUM", "NCCL_IB_ADDR_FAMILY", "NCCL_IB_ADDR_RANGE")
+# Socket-transport tuning (DOC: only the Socket transport; research M24).
+SOCKET_ONLY = ("NCCL_NSOCKS_PERTHREAD", "NCCL_SOCKET_NTHREADS")
+# IB-family names that matter even without RDMA (turning IB off is how Ethernet setups say so).
+IB_NEUTRAL = ("NCCL_IB_DISABLE",)
+
+
+def _sockets_forced(env) -> bool:
+    ib = env.get("NCCL_IB_DISABLE")
+    net = env.get("NCCL_NET")
+    return bool((ib is not None and int_value(ib.known or "") not in (None, 0))
+                or (net is not None and (net.known or "").strip().lower() == "socket"))
+
+
+class TransportMismatch(Rule):
+    """A variable for a transport the inventory's fabric does not have.
+
+    What (needs the inventory's `fabric.transport`):
+    - `ethernet` (no RDMA): `NCCL_IB_*` variables configure NCCL's IB/RoCE transport, which has no
+      device to use;
+    - `infiniband`: RoCE-only variables (`NCCL_IB_GID_INDEX`, `NCCL_IB_ROCE_VERSION_NUM`,
+      `NCCL_IB_ADDR_FAMILY`, `NCCL_IB_ADDR_RANGE`) are read only when the port's link layer is Ethernet;
+    - `infiniband`/`roce`: `NCCL_NSOCKS_PERTHREAD`/`NCCL_SOCKET_NTHREADS` tune only the Socket
+      transport, unused unless the env forces sockets (`NCCL_IB_DISABLE=1`, `NCCL_NET=Socket`).
+
+    Why: such settings do nothing, which usually means the env file was copied from another cluster
+    and its real tuning for this fabric is missing.
+
+    Bad:  `NCCL_IB_GID_INDEX=3` on an InfiniBand fabric
+    Good: no RoCE settings on InfiniBand
+
+    Fix: remove the line (no automatic fix).
+
+    Source: research/nccl.md §2.4 (GID index used only for an Ethernet link layer, `net_ib/connect.cc:12`),
+    M24 (DOC; NVIDIA/nccl#438), §0.4.
+    """
+
+    code = "XC606"
+    name = "transport-mismatch"
+    summary = "NCCL variable for a transport the fabric does not have"
+    severity = Severity.WARNING
+    tags = ("nccl", "inventory", "cross-file")
+
+    def check(self, ws) -> Iterator[Finding]:
+        inv = ws.inventory
+        try:
+            fabric = inv.fabric.transport
+        except AttributeError:
+            return
+        kind = fabric.value
+        rel = (Related(fabric.span, f"the inventory's fabric is {kind}"),)
+        reg = registry()
+        for env, var in scope.nccl_assignments(ws):
+            name = var.key
+            info = reg.get(name)
+            if info is None or info.external or var.conditional:
+                continue
+            if kind == "ethernet" and name.startswith("NCCL_IB_") and name not in IB_NEUTRAL:
+                msg = f"{name} configures NCCL's InfiniBand/RoCE transport, but the fabric is plain Ethernet (no RDMA)"
+            elif kind == "infiniband" and name in ROCE_ONLY:
+                msg = f"{name} is read only for RoCE (Ethernet link layer) ports; the fabric is InfiniBand"
+            elif kind in ("infiniband", "roce") and name in SOCKET_ONLY and not _sockets_forced(env):
+                msg = (f"{name} tunes NCCL's Socket transport, which a {kind} fabric does not use "
+                       f"(unless sockets are forced)")
+            else:
+                continue
+            yield self.finding(msg + ": it has no effect", var.name.span, key=name, related=rel)
