@@ -328,6 +328,8 @@ def _apply_all(states: dict[str, FileState], accepted: list[tuple[int, Finding]]
                 new = _structural(st, new, items)
             except FixError as exc:
                 failures[n] = str(exc)
+            except Exception as exc:  # a fixer bug must not take the whole run down, nor write
+                failures[n] = f"internal error while applying the fix ({type(exc).__name__}: {exc})"
         texts[path] = new
     return texts, failures
 

@@ -12,6 +12,7 @@ to ruamel's own output).
 
 from __future__ import annotations
 
+import re
 from difflib import SequenceMatcher
 
 
@@ -38,8 +39,6 @@ def _norm(line: str) -> str:
 def merge3(o: str, r: str, m: str) -> str | None:
     if r == m:
         return o
-    if r == o:
-        return m
     O = o.splitlines(keepends=True)
     R = r.splitlines(keepends=True)
     M = m.splitlines(keepends=True)
@@ -74,13 +73,29 @@ def merge3(o: str, r: str, m: str) -> str | None:
         out.extend(O[pos:o1])
         if out and not out[-1].endswith("\n"):
             out[-1] += "\n"
-        out.extend(_reindent(M[j1:j2], R, O, rmap, i1))
+        new = _reindent(M[j1:j2], R, O, rmap, i1)
+        if i2 - i1 == j2 - j1:  # lines changed one for one: keep each one's comment spacing
+            new = [_comment_gap(O[o1 + k], line) if o1 + k < o2 else line for k, line in enumerate(new)]
+        out.extend(new)
         pos = o2
     out.extend(O[pos:])
     merged = "".join(out)
     if o and not o.endswith("\n") and merged.endswith("\n"):
         merged = merged[:-1]  # the original had no newline at the end: keep it that way
     return merged
+
+
+_EOL_COMMENT = re.compile(r"(\s+)(#[^\n]*)$")
+
+
+def _comment_gap(old: str, new: str) -> str:
+    """``new`` with the spacing before its end-of-line comment as in ``old`` (ruamel re-spaces it)."""
+    m = _EOL_COMMENT.search(old.rstrip("\r\n"))
+    body = new.rstrip("\r\n")
+    if not m or not body.endswith(m.group(2)):
+        return new
+    code = body[: len(body) - len(m.group(2))].rstrip()
+    return code + m.group(1) + m.group(2) + new[len(body):]
 
 
 def _reindent(lines: list[str], R: list[str], O: list[str], rmap: dict[int, int], at: int) -> list[str]:
