@@ -78,16 +78,32 @@ def value_fix(var: "NcclVar", new: str, ws: "Workspace", description: str, safe:
 
 def add_line(env: "NcclEnv", name: str, value: str, ws: "Workspace", description: str,
              safe: bool = False) -> Fix | None:
-    """Append ``name=value`` to a text env file (shell gets ``export``); None for manifests."""
+    """Add ``name=value`` to a text env file (shell gets ``export``); None for manifests.
+
+    ``.env`` and nccl.conf files get the line at the end. A shell script gets it right after its last
+    ``export`` (else after the ``#!`` line), so it comes before the commands that launch the job.
+    """
     if env.format == "k8s":
         return None
     text = ws.text(env.file)
     if text is None:
         return None
-    end = len(text)
-    line = text.count("\n") + 1
-    col = len(text) - (text.rfind("\n") + 1) + 1
-    prefix = "" if text.endswith("\n") or not text else "\n"
-    stmt = f"export {name}={value}" if env.format == "shell" else f"{name}={value}"
-    span = Span(env.file, line, col, line, col, end, end)
-    return Fix(description, (Edit(span, f"{prefix}{stmt}\n", ""),), safe)
+    if env.format == "shell":
+        stmt = f"export {name}={value}"
+        own = [v.statement for v in env.variables
+               if v.statement is not None and v.statement.file == env.file and v.exported and not v.scoped]
+        if own:
+            last = max(own, key=lambda s: s.end)
+            nl = text.find("\n", last.end)
+            at = len(text) if nl < 0 else nl + 1
+        else:
+            at = text.find("\n") + 1 if text.startswith("#!") else 0
+        new = (stmt + "\n") if at == 0 or text[at - 1:at] == "\n" else ("\n" + stmt + "\n")
+    else:
+        stmt = f"{name}={value}"
+        at = len(text)
+        new = (stmt + "\n") if text.endswith("\n") or not text else ("\n" + stmt + "\n")
+    line = text.count("\n", 0, at) + 1
+    col = at - (text.rfind("\n", 0, at) + 1) + 1
+    span = Span(env.file, line, col, line, col, at, at)
+    return Fix(description, (Edit(span, new, ""),), safe)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from netlint.findings import Related
 from netlint.nccl import lists, scope
-from netlint.nccl.registry import closest
+from netlint.nccl.registry import distance
 
 
 def inventory_nics(ws):
@@ -39,7 +39,9 @@ def summary(names: list[str], limit: int = 6) -> str:
 
 
 def near(name: str, candidates: list[str]) -> str | None:
-    return closest(name, candidates)
+    """The closest device name (case kept), within 2 edits."""
+    best = sorted((distance(name, c, 2), c) for c in candidates)
+    return best[0][1] if best and best[0][0] <= 2 else None
 
 
 def inventory_related(span, message: str) -> tuple[Related, ...]:

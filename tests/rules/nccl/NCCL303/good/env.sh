@@ -1,0 +1,8 @@
+#!/bin/bash
+export NCCL_ALGO="Ring,Tree"
+export NCCL_P2P_LEVEL=PHB
+export NCCL_DEBUG=WARN
+export NCCL_IB_RETRY_CNT=7
+export NCCL_DEBUG_SUBSYS=INIT,NET
+export NCCL_SOCKET_FAMILY=AF_INET
+export NCCL_PROTO=simple

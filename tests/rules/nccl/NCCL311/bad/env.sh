@@ -1,0 +1,1 @@
+export NCCL_P2P_DISABLE=1

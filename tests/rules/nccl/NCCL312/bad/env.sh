@@ -1,0 +1,1 @@
+export NCCL_SHM_DISABLE=1

@@ -1,0 +1,2 @@
+export NCCL_ALGO=Ring
+export NCCL_PROTO=^LL128

@@ -1,0 +1,1 @@
+export NCCL_DEBUG=WARN

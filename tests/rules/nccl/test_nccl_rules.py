@@ -1,0 +1,131 @@
+"""NCCL3xx: each rule fires on its bad example at the right line and column and is silent on the good one.
+
+Examples live in ``tests/rules/nccl/<CODE>/bad`` and ``.../good`` (one small repo each; an
+``inventory.yaml`` or ``netlint.yaml`` beside them when the rule needs one).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import run_lint
+
+HERE = Path(__file__).resolve().parent
+
+# code -> {example dir: [(file, line, col), ...]} for the bad examples (every finding of that code).
+EXPECTED: dict[str, dict[str, list[tuple[str, int, int]]]] = {
+    "NCCL301": {"bad": [("nccl.env", 2, 1), ("nccl.env", 4, 1), ("nccl.env", 5, 1), ("nccl.env", 6, 1)]},
+    "NCCL302": {"bad": [("train.sbatch", 3, 8)]},
+    "NCCL303": {"bad": [("env.sh", 2, 24), ("env.sh", 3, 23), ("env.sh", 4, 19), ("env.sh", 5, 26),
+                        ("env.sh", 6, 31), ("env.sh", 7, 27)]},
+    "NCCL304": {"bad": [("nccl.env", 1, 17), ("nccl.env", 2, 12), ("nccl.env", 3, 16), ("nccl.env", 4, 20)]},
+    "NCCL305": {"bad": [("env.sh", 1, 33), ("env.sh", 2, 28), ("env.sh", 3, 29)]},
+    "NCCL306": {"bad": [("job.yaml", 12, 21), ("job.yaml", 15, 22)]},
+    "NCCL307": {"bad": [("nccl.conf", 1, 1), ("nccl.conf", 2, 1)]},
+    "NCCL308": {"bad": [("common.env", 1, 19), ("nccl.conf", 2, 20), ("run.sh", 3, 19)]},
+    "NCCL309": {"bad": [("nccl.conf", 2, 1), ("nccl.conf", 3, 20), ("nccl.conf", 4, 19), ("nccl.conf", 5, 1)]},
+    "NCCL310": {"bad": [("nccl.env", 2, 17), ("nccl.env", 3, 10)]},
+    "NCCL311": {"bad": [("env.sh", 1, 25)]},
+    "NCCL312": {"bad": [("env.sh", 1, 25)]},
+    "NCCL313": {"bad": [("nccl.env", 1, 20)]},
+    "NCCL314": {"bad": [("pod.yaml", 11, 18), ("pod.yaml", 13, 18)]},
+    "NCCL315": {"bad": [("env.sh", 1, 18), ("env.sh", 2, 19)]},
+    "NCCL316": {"bad": [("nccl.conf", 1, 17)], "bad2": [("nccl.conf", 1, 17)]},
+    "NCCL317": {"bad": [("env.sh", 1, 27), ("env.sh", 1, 30)]},
+    "NCCL318": {"bad": [("env.sh", 2, 30)]},
+    "NCCL319": {"bad": [("nccl.env", 1, 1)]},
+    "NCCL320": {"bad": [("nccl.env", 1, 1)]},
+    "NCCL321": {"bad": [("env.sh", 1, 37), ("env.sh", 2, 28)]},
+    "NCCL322": {"bad": [("train.sh", 2, 1)]},
+}
+
+
+def _lint(code: str, case: str):
+    return run_lint(HERE / code / case)
+
+
+def _found(report, code: str) -> list[tuple[str, int, int]]:
+    return sorted((f.span.file, f.span.line, f.span.col) for f in report.findings if f.code == code)
+
+
+@pytest.mark.parametrize("code,case", [(c, d) for c, cases in EXPECTED.items() for d in cases])
+def test_bad_example_fires_at_line_and_column(code, case):
+    report = _lint(code, case)
+    assert not [f for f in report.findings if f.code == "NL000"]
+    assert _found(report, code) == sorted(EXPECTED[code][case])
+
+
+@pytest.mark.parametrize("code", sorted(EXPECTED))
+def test_good_example_is_silent(code):
+    report = _lint(code, "good")
+    assert _found(report, code) == []
+    assert not [f for f in report.findings if f.code.startswith("NL")], report.findings
+
+
+def test_every_nccl_rule_has_examples_and_docs():
+    from netlint.rules.base import load_rules
+
+    rules = {c: r for c, r in load_rules().items() if c.startswith("NCCL")}
+    assert set(rules) == set(EXPECTED)
+    for code, rule in rules.items():
+        docs = rule.docs()
+        for part in ("What", "Why", "Bad", "Good", "Fix", "Source"):
+            assert f"{part}" in docs, f"{code} docs lack {part}"
+        assert (HERE / code / "bad").is_dir() and (HERE / code / "good").is_dir()
+
+
+def _one(report, code, line):
+    hits = [f for f in report.findings if f.code == code and f.span.line == line]
+    assert len(hits) == 1, hits
+    return hits[0]
+
+
+def test_unknown_variable_suggests_and_renames_safely():
+    report = _lint("NCCL301", "bad")
+    f = _one(report, "NCCL301", 2)
+    assert "did you mean NCCL_IB_HCA" in f.message
+    assert f.fix.safe and f.fix.edits[0].replacement == "NCCL_IB_HCA" and f.fix.edits[0].expected == "NCCL_IB_HAC"
+    assert "case-sensitive" in _one(report, "NCCL301", 4).message
+    assert "compile-time constant" in _one(report, "NCCL301", 5).message
+    assert _one(report, "NCCL301", 6).fix is None
+
+
+def test_silent_traps_are_explained():
+    report = _lint("NCCL304", "bad")
+    assert "parses as 0" in _one(report, "NCCL304", 1).message
+    tc = _one(report, "NCCL304", 2)
+    assert "octal" in tc.message and "70" in tc.message and "DSCP 17" in tc.message
+    assert tc.fix.edits[0].replacement == "106" and not tc.fix.safe
+    assert _one(report, "NCCL304", 3).fix.edits[0].replacement == "8388608"
+    gdr = _one(report, "NCCL304", 4)
+    assert gdr.fix.safe and gdr.fix.edits[0].replacement == "SYS"
+    report = _lint("NCCL303", "bad")
+    algo = _one(report, "NCCL303", 2)
+    assert "does not trim" in algo.message
+    assert algo.fix.edits[0].replacement == '"Ring,Tree"' and algo.fix.edits[0].expected == '"Ring, Tree"'
+    assert _one(report, "NCCL303", 3).fix.edits[0].replacement == "PHB"
+
+
+def test_conflict_in_sourced_file_names_both_locations():
+    report = _lint("NCCL308", "bad")
+    f = [f for f in report.findings if f.code == "NCCL308" and f.file == "common.env"][0]
+    assert (f.span.line, f.span.col) == (1, 19)
+    assert [(r.span.file, r.span.line, r.span.col) for r in f.related] == [("run.sh", 5, 19)]
+    conf = [f for f in report.findings if f.code == "NCCL308" and f.file == "nccl.conf"][0]
+    assert "first one wins" in conf.message
+
+
+def test_nccl_conf_fixes_remove_shell_syntax():
+    report = _lint("NCCL309", "bad")
+    assert _one(report, "NCCL309", 2).fix.edits[0].replacement == "NCCL_DEBUG"
+    assert _one(report, "NCCL309", 3).fix.edits[0].replacement == "eth0"
+    inline = _one(report, "NCCL309", 4)
+    assert inline.fix.edits[0].replacement == "" and inline.fix.edits[0].expected == "  # Azure recommendation"
+
+
+def test_not_exported_fix_inserts_export():
+    f = _one(_lint("NCCL322", "bad"), "NCCL322", 2)
+    e = f.fix.edits[0]
+    assert e.replacement == "export " and (e.span.line, e.span.col) == (2, 1) and e.span.start == e.span.end

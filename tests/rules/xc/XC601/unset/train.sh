@@ -1,0 +1,3 @@
+#!/bin/bash
+export NCCL_DEBUG=WARN
+torchrun train.py
