@@ -54,7 +54,7 @@ def table() -> dict[str, str]:
         if not line or line.startswith("#"):
             continue
         parts = line.split("\t")
-        for flag in parts[0].split(","):
+        for flag in re.split(r"[,\s]+", parts[0]):
             flag = flag.strip()
             if flag:
                 out[flag] = parts[1] if len(parts) > 1 else flag.lstrip("-").replace("-", "_")

@@ -1,0 +1,47 @@
+"""Where each parallel group's ranks sit: Megatron's rank order on node-major launchers.
+
+research/jobs.md §1c: default order ``tp-cp-ep-dp-pp`` (parallel_state.py L617) — TP varies fastest
+(consecutive ranks), then CP, DP, PP outermost; the expert grid uses ``tp-ep-dp-pp`` with tp = ETP.
+Launchers put ranks ``n·G … n·G+G-1`` on node n (torchrun blocks of nproc_per_node; srun block
+distribution). A group of ``size`` members with ``stride`` between them therefore spans
+``nodes_spanned`` nodes; it stays inside an NVLink domain iff every member shares the domain.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Group:
+    dimension: str   # tp, cp, dp, pp, ep, edp
+    size: int
+    stride: int
+
+    def members(self, first: int = 0) -> list[int]:
+        return [first + k * self.stride for k in range(self.size)]
+
+
+def dense_groups(tp: int, cp: int, dp: int, pp: int) -> dict[str, Group]:
+    return {"tp": Group("tp", tp, 1), "cp": Group("cp", cp, tp), "dp": Group("dp", dp, tp * cp),
+            "pp": Group("pp", pp, tp * cp * dp)}
+
+
+def expert_groups(etp: int, ep: int, pp: int, world: int) -> dict[str, Group]:
+    edp = max(1, world // max(1, etp * ep * pp))
+    return {"ep": Group("ep", ep, etp), "edp": Group("edp", edp, etp * ep)}
+
+
+def domains_spanned(group: Group, domain: int) -> int:
+    """Distinct NVLink domains (blocks of ``domain`` consecutive ranks) the first group touches;
+    with the regular grids above every group of a dimension looks the same."""
+    return len({r // domain for r in group.members()}) if domain > 0 else group.size
+
+
+def ranks_per_domain(group: Group, domain: int) -> int:
+    n = domains_spanned(group, domain)
+    return max(1, group.size // n)
+
+
+def inside(group: Group, domain: int) -> bool:
+    return group.size <= 1 or domains_spanned(group, domain) == 1

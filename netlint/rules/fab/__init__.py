@@ -1,0 +1,1 @@
+"""FAB5xx: a training job placed on the cluster inventory (netlint.fabric)."""

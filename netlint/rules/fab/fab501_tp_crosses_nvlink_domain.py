@@ -1,0 +1,90 @@
+from __future__ import annotations
+
+from netlint.findings import Fix, Severity, replace_span
+from netlint.rules.base import Rule
+from netlint.rules.fab.common import gb, models, transport_name
+from netlint.rules.job.common import key, origin
+
+
+class TpCrossesNvlinkDomain(Rule):
+    """A tensor-parallel group larger than (or not aligned to) the NVLink domain.
+
+    **What**: TP ranks are consecutive (Megatron's rank order ``tp-cp-ep-dp-pp``, TP fastest), so a TP
+    group stays on NVLink only when TP ≤ the NVLink domain (GPUs per HGX node; 72 on GB200 NVL72) and
+    divides it. Otherwise part of every TP all-reduce goes over the scale-out NICs.
+
+    **Why**: TP does 4 all-reduces of b·s·h activations per layer per micro-batch (Narayanan §3.2;
+    8·(t-1)/t·b·s·h bytes per layer) on the critical path. For Llama-3 405B at TP=8 that is ~474 GB per
+    GPU per step: ~1.3 s over NVLink, ~10 s over one 400G NIC in a ~12.5 s step (research/modeling.md
+    §1.12). "Tensor model parallelism should generally be used up to degree g when using g-GPU
+    servers" (Narayanan Takeaway #1).
+
+    **Bad**: ``--tensor-model-parallel-size 16`` on 8-GPU nodes **Good**: TP 8 and PP (or DP) × 2
+
+    **Fix**: TP down to the largest size that fits the domain and divides the heads, with PP multiplied
+    by the same factor when the layers allow it (the world size still holds; otherwise DP grows).
+    Unsafe: it changes the training run.
+
+    **Source**: research/jobs.md §1c (rank order, placement); research/modeling.md §1.7, §1.12.
+    """
+
+    code = "FAB501"
+    name = "tp-crosses-nvlink-domain"
+    severity = Severity.ERROR
+    summary = "Tensor parallelism must stay inside the NVLink domain"
+
+    def check(self, ws):
+        for job, m in models(ws):
+            tp = job.int("tp")
+            if tp is None or tp <= 1 or m.domain is None or job.tp is None:
+                continue
+            domain = m.domain
+            if tp <= domain and domain % tp == 0:
+                continue
+            where = "spans nodes" if tp > domain else "is not aligned to the nodes"
+            msg = (f"TP={tp} {where} over {transport_name(m.transport)} (NVLink domain is {domain} GPUs): every "
+                   "layer's tensor-parallel all-reduces cross the fabric")
+            row = next(iter(m.rows("TP")), None)
+            if row is not None and row.fabric_bytes_per_gpu:
+                msg += f" ({gb(row.fabric_bytes_per_gpu)} per GPU per step through the NICs"
+                if row.time_s is not None:
+                    msg += f", {row.time_s:.2f} s"
+                    if row.share is not None:
+                        msg += f" = {row.share * 100:.0f}% of a {m.step_time_s:.2f} s step at MFU {m.mfu:.0%}"
+                msg += ")"
+            yield self.finding(msg, job.tp.span, key=key(job, "tp-domain"), fix=self._fix(ws, job, domain),
+                               related=origin(job.tp, "TP written here"))
+
+    def _fix(self, ws, job, domain: int):
+        tp = job.int("tp")
+        heads = job.int("heads")
+        new = next((t for t in range(min(tp, domain), 0, -1)
+                    if domain % t == 0 and tp % t == 0 and (heads is None or heads % t == 0)), None)
+        if new is None or new == tp:
+            return None
+        factor = tp // new
+        edits = []
+        e = _edit(ws, job.tp, str(new))
+        if e is None:
+            return None
+        edits.append(e)
+        pp, L = job.int("pp"), job.int("layers")
+        desc = f"TP {tp} → {new}"
+        if job.pp is not None and "pp" not in job.defaulted and pp is not None and L is not None \
+                and L % (pp * factor) == 0:
+            e2 = _edit(ws, job.pp, str(pp * factor))
+            if e2 is not None:
+                edits.append(e2)
+                desc += f", PP {pp} → {pp * factor} (world size unchanged)"
+        else:
+            desc += f" (DP grows ×{factor}; world size unchanged)"
+        return Fix(desc, tuple(edits), safe=False)
+
+
+def _edit(ws, s, new: str):
+    """Edit the literal where the value was written (the assignment when it came through a variable)."""
+    target = getattr(s, "origin", None) or s.span
+    text = ws.text(target.file)
+    if text is None or target.start < 0 or text[target.start:target.end] != str(s.value):
+        return None
+    return replace_span(target, new, text)

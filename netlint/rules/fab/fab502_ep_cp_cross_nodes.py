@@ -1,0 +1,50 @@
+from __future__ import annotations
+
+from netlint.findings import Severity
+from netlint.rules.base import Rule
+from netlint.rules.fab.common import gb, models, transport_name
+from netlint.rules.job.common import key, origin
+
+
+class EpCpCrossNodes(Rule):
+    """Expert-parallel or context-parallel groups that leave the NVLink domain.
+
+    **What**: the EP group (ETP·EP consecutive ranks on the expert grid) or the TP·CP block is larger
+    than the NVLink domain, so MoE all-to-alls or context-parallel K/V exchanges go over the NICs.
+
+    **Why**: EP does four all-to-alls per MoE layer per micro-batch, ≈ 2·T·k·h·(a_d+a_c)·(e-1)/e bytes per
+    rank (modeling.md §1.9; measured DeepEP over 400G RDMA: 43-58 GB/s per GPU versus ~155 GB/s on
+    NVLink); CP all-gathers K/V on the critical path (§1.10). Both can be right at scale (DeepSeek-V3
+    crosses nodes on purpose), hence a warning with the traffic they add.
+
+    **Bad**: ``--expert-model-parallel-size 16`` on 8-GPU nodes **Good**: EP ≤ 8, or accept it knowingly
+
+    **Source**: research/jobs.md §1c; research/modeling.md §1.9, §1.10.
+    """
+
+    code = "FAB502"
+    name = "ep-cp-cross-nodes"
+    severity = Severity.WARNING
+    summary = "EP or CP groups crossing the NVLink domain add fabric traffic"
+
+    def check(self, ws):
+        for job, m in models(ws):
+            if m.domain is None:
+                continue
+            for dim, field in (("EP", "ep"), ("CP", "cp")):
+                size = job.int(field)
+                if size is None or size <= 1 or getattr(job, field) is None:
+                    continue
+                block = (job.int("etp") or 1) * size if dim == "EP" else (job.int("tp") or 1) * size
+                if block <= m.domain and m.domain % block == 0:
+                    continue
+                msg = (f"{dim}={size} group crosses the NVLink domain ({m.domain} GPUs) over "
+                       f"{transport_name(m.transport)}")
+                row = next(iter(m.rows(dim)), None)
+                if row is not None and row.fabric_bytes_per_gpu:
+                    msg += f": +{gb(row.fabric_bytes_per_gpu)} per GPU per step through the NICs"
+                    if row.time_s is not None:
+                        msg += f" ({row.time_s:.2f} s"
+                        msg += f", {row.share * 100:.0f}% of the step)" if row.share is not None else ")"
+                yield self.finding(msg, getattr(job, field).span, key=key(job, f"{field}-domain"),
+                                   related=origin(getattr(job, field)))

@@ -1,0 +1,54 @@
+from __future__ import annotations
+
+from netlint.findings import Severity
+from netlint.rules.base import Rule
+from netlint.rules.job.common import jobs, key, related
+
+
+class WorldNotDivisible(Rule):
+    """The world size is not a multiple of TP × PP × CP.
+
+    **What**: ``WORLD_SIZE % (TP·PP·CP) != 0`` (Megatron-DeepSpeed: TP·PP·Ulysses-SP), with the world
+    size from the launcher (``nnodes × nproc_per_node``, Slurm nodes × tasks, ``trainer.num_nodes ×
+    trainer.devices``).
+
+    **Why**: Megatron asserts "world size ({ws}) is not divisible by total_model_size ({…})"
+    (arguments.py L432-434; parallel_state.py L822-823 "world_size (…) is not divisible by …"); NeMo
+    "world_size: {ws} must be divisible by tensor_model_parallel_size …"; Megatron-DeepSpeed "world size
+    (…) is not divisible by tensor parallel size (…) times pipeline parallel size (…) times seqence
+    parallel size (…)". The job dies at initialisation. A world smaller than TP·PP·CP is the most common
+    case: the script was written for more nodes than it is launched on.
+
+    **Bad**: 1 node × 8 GPUs with ``--tensor-model-parallel-size 8 --pipeline-model-parallel-size 16``
+    **Good**: 16 nodes × 8 GPUs (DP = 1)
+
+    **Source**: research/jobs.md §1d #1, §1d "What MDS does differently", §4a; worked example §5.
+    """
+
+    code = "JOB403"
+    name = "world-not-divisible"
+    severity = Severity.ERROR
+    summary = "World size must be a multiple of TP x PP x CP"
+
+    def check(self, ws):
+        for job in jobs(ws):
+            world = job.int("world_size")
+            if world is None or job.framework in ("gpt-neox", "torchtitan"):
+                continue
+            third, label = ("ds_sp", "SP") if job.framework == "megatron-deepspeed" else ("cp", "CP")
+            parts = [job.int("tp"), job.int("pp"), job.int(third)]
+            if any(p is None or p <= 0 for p in parts):
+                continue
+            mp = parts[0] * parts[1] * parts[2]
+            if world % mp == 0:
+                continue
+            shape = ""
+            if job.int("nodes") is not None and job.int("gpus_per_node") is not None:
+                shape = f" ({job.int('nodes')} node(s) × {job.int('gpus_per_node')} GPUs)"
+            msg = (f"world size {world}{shape} is not divisible by TP×PP×{label} = "
+                   f"{parts[0]}×{parts[1]}×{parts[2]} = {mp}")
+            if world < mp:
+                msg += f": the job needs at least {mp} GPUs"
+            span = job.span_of("pp") if "pp" not in job.defaulted else job.span_of("tp")
+            yield self.finding(msg, span, key=key(job, "world"),
+                               related=related((job.tp, "TP"), (job.world_size, "world size")))

@@ -1,0 +1,47 @@
+from __future__ import annotations
+
+from netlint.findings import Fix, Severity, replace_span
+from netlint.rules.base import Rule
+from netlint.rules.job.common import jobs, key, related
+
+
+class SequenceParallelWithoutTp(Rule):
+    """Sequence parallelism requested with tensor parallelism 1.
+
+    **What**: ``--sequence-parallel`` (or NeMo ``model.sequence_parallel: true``) with TP = 1.
+
+    **Why**: Megatron-LM silently turns it off: "Disabling sequence parallelism because tensor model
+    parallelism is disabled" (arguments.py L1433-1439) — the setting does nothing, and often means the
+    intended TP was lost (the llama3 example's comment says "with TP_SIZE=2"). megatron-core's
+    TransformerConfig raises "Cannot use sequence parallelism without tensor parallelism" when built
+    directly (model_parallel_config.py L503-504); whether NeMo disables it first is unconfirmed.
+
+    **Bad**: ``--tensor-model-parallel-size 1 --sequence-parallel`` **Good**: TP ≥ 2, or no flag
+
+    **Fix**: remove ``--sequence-parallel`` / set ``sequence_parallel: false`` (safe: Megatron already
+    ignores it).
+
+    **Source**: research/jobs.md §1d #30; §5 (mixtral, llama3, NeMo mixtral examples).
+    """
+
+    code = "JOB411"
+    name = "sequence-parallel-without-tp"
+    severity = Severity.WARNING
+    summary = "Sequence parallelism needs TP > 1"
+
+    def check(self, ws):
+        for job in jobs(ws, "megatron", "nemo"):
+            if job.sequence_parallel is None or job.int("tp") != 1:
+                continue
+            sp = job.sequence_parallel
+            span = sp.span
+            text = ws.text(span.file)
+            fix = None
+            if text is not None and span.start >= 0:
+                tok = text[span.start:span.end]
+                if tok == "--sequence-parallel":
+                    fix = Fix("remove --sequence-parallel", (replace_span(span, "", text),), safe=True)
+                elif tok in ("true", "True"):
+                    fix = Fix("set sequence_parallel: false", (replace_span(span, "false", text),), safe=True)
+            yield self.finding("sequence parallelism with TP=1 does nothing (Megatron disables it)", span,
+                               key=key(job, "sp-tp1"), fix=fix, related=related((job.tp, "TP")))

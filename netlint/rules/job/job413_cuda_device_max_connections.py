@@ -1,0 +1,44 @@
+from __future__ import annotations
+
+from netlint.findings import Severity
+from netlint.rules.base import Rule
+from netlint.rules.job.common import jobs, key
+
+
+class CudaDeviceMaxConnections(Rule):
+    """``CUDA_DEVICE_MAX_CONNECTIONS`` not 1 for a job using TP or CP.
+
+    **What**: a Megatron-LM launch with TP > 1 or CP > 1 whose script sets
+    ``CUDA_DEVICE_MAX_CONNECTIONS`` to something other than ``1`` (error), or does not set it at all
+    (info: it must then come from the environment).
+
+    **Why**: "Using tensor model parallelism or context parallelism require setting the environment
+    variable CUDA_DEVICE_MAX_CONNECTIONS to 1" (arguments.py L1453-1479; checked on GPUs before
+    Blackwell, without FSDP): with several hardware queues the TP/CP communication kernels and GEMMs are
+    not ordered as the overlap scheme assumes.
+
+    **Bad**: ``export CUDA_DEVICE_MAX_CONNECTIONS=32`` with TP 8 **Good**: ``export CUDA_DEVICE_MAX_CONNECTIONS=1``
+
+    **Source**: research/jobs.md §1d #32.
+    """
+
+    code = "JOB413"
+    name = "cuda-device-max-connections"
+    severity = Severity.ERROR
+    summary = "TP or CP needs CUDA_DEVICE_MAX_CONNECTIONS=1"
+
+    def check(self, ws):
+        for job in jobs(ws, "megatron"):
+            tp, cp = job.int("tp") or 1, job.int("cp") or 1
+            if (tp <= 1 and cp <= 1) or job.launch is None:
+                continue
+            if "--use-torch-fsdp2" in job.args or "--use-megatron-fsdp" in job.args:
+                continue
+            v = job.env.get("CUDA_DEVICE_MAX_CONNECTIONS")
+            if v is None:
+                yield self.finding(f"TP={tp}, CP={cp}: CUDA_DEVICE_MAX_CONNECTIONS is not set in the script; Megatron "
+                                   "requires 1 (set it, or make sure the environment does)", job.span,
+                                   key=key(job, "cdmc"), severity=Severity.INFO)
+            elif isinstance(v.value, str) and v.value.strip() != "1":
+                yield self.finding(f"CUDA_DEVICE_MAX_CONNECTIONS={v.value} but TP={tp}, CP={cp} requires 1", v.span,
+                                   key=key(job, "cdmc"))

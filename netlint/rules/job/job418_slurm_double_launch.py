@@ -1,0 +1,36 @@
+from __future__ import annotations
+
+from netlint.findings import Severity
+from netlint.rules.base import Rule
+from netlint.rules.job.common import jobs, key, related
+
+
+class SlurmDoubleLaunch(Rule):
+    """Several Slurm tasks per node each running a per-node launcher.
+
+    **What**: ``--ntasks-per-node`` > 1 (``#SBATCH`` or ``srun``) while each task runs ``torchrun
+    --nproc_per_node N`` with N > 1.
+
+    **Why**: torchrun starts N processes per agent; with k agents per node the node gets k·N processes
+    competing for N GPUs, and the rendezvous waits for k·nnodes agents. The two launch styles (one task
+    per node running torchrun, or one task per GPU running python) must not be mixed.
+
+    **Bad**: ``#SBATCH --ntasks-per-node=8`` + ``srun torchrun --nproc_per_node 8``
+    **Good**: ``--ntasks-per-node=1`` with torchrun
+
+    **Source**: research/jobs.md §2b (Slurm launch styles), §6.
+    """
+
+    code = "JOB418"
+    name = "slurm-double-launch"
+    severity = Severity.ERROR
+    summary = "ntasks-per-node > 1 with a per-node launcher multiplies processes"
+
+    def check(self, ws):
+        for job in jobs(ws):
+            t, n = job.int("ntasks_per_node"), job.int("gpus_per_node")
+            if job.launcher != "torchrun" or t is None or n is None or t <= 1 or n <= 1:
+                continue
+            yield self.finding(f"{t} Slurm tasks per node each start torchrun with {n} processes: {t * n} processes "
+                               "per node", job.span_of("ntasks_per_node"), key=key(job, "double-launch"),
+                               related=related((job.gpus_per_node, "nproc_per_node")))

@@ -1,0 +1,76 @@
+from __future__ import annotations
+
+from netlint.findings import Severity
+from netlint.jobs.values import as_int
+from netlint.located import Scalar
+from netlint.models.job import DsConfig, training_jobs
+from netlint.rules.base import Rule
+from netlint.rules.job.common import related
+
+
+class DeepSpeedBatchIdentity(Rule):
+    """DeepSpeed's batch keys do not satisfy ``train_batch_size = micro × accumulation × world``.
+
+    **What**: ``train_batch_size != train_micro_batch_size_per_gpu × gradient_accumulation_steps ×
+    world`` where world is the data-parallel size (Megatron-DeepSpeed passes its mpu, so DP, not the
+    GPU count). Checked when all three keys are present (world needed only then) or when the batch is
+    not even a multiple of micro × accumulation; also when the Megatron arguments of the same launch
+    disagree with the config (``--global-batch-size`` vs ``train_batch_size``, ``--micro-batch-size``
+    vs ``train_micro_batch_size_per_gpu``).
+
+    **Why**: "Check batch related parameters. train_batch_size is not equal to micro_batch_per_gpu *
+    gradient_acc_step * world_size {tb} != {mb} * {gas} * {ws}" (runtime/config.py L919-934). When a key
+    is missing DeepSpeed derives it with integer division, so a non-divisible value fails the same check.
+
+    **Bad**: ``"train_batch_size": 4, "train_micro_batch_size_per_gpu": 3, "gradient_accumulation_steps": 1``
+    **Good**: 4 = 2 × 1 × 2 on two ranks
+
+    **Source**: research/jobs.md §3b #1-#3, §6 (BLOOM writes both from the same variables).
+    """
+
+    code = "JOB430"
+    name = "deepspeed-batch-identity"
+    severity = Severity.ERROR
+    summary = "train_batch_size must equal micro x accumulation x data-parallel size"
+
+    def check(self, ws):
+        attached = {}
+        for job in training_jobs(ws):
+            if job.ds_config is not None:
+                attached[id(job.ds_config)] = job
+        seen = set()
+        for item in ws.jobs:
+            cfg = item if isinstance(item, DsConfig) else getattr(item, "ds_config", None)
+            if not isinstance(cfg, DsConfig) or id(cfg) in seen:
+                continue
+            seen.add(id(cfg))
+            yield from self._check(cfg, attached.get(id(cfg)))
+
+    def _check(self, cfg: DsConfig, job):
+        def num(*path):
+            n = cfg.get(*path)
+            return as_int(n) if isinstance(n, Scalar) else None
+
+        tb, mb, gas = num("train_batch_size"), num("train_micro_batch_size_per_gpu"), num("gradient_accumulation_steps")
+        world = None
+        if job is not None:
+            world = job.int("dp")
+        if tb and mb and gas:
+            if tb.value % (mb.value * gas.value):
+                yield self.finding(f"train_batch_size {tb.value} is not a multiple of micro {mb.value} × accumulation "
+                                   f"{gas.value}", tb.span, key=f"{cfg.file}:batch")
+            elif world and tb.value != mb.value * gas.value * world:
+                yield self.finding(f"train_batch_size {tb.value} != {mb.value} × {gas.value} × {world} (DP)", tb.span,
+                                   key=f"{cfg.file}:batch")
+        elif tb and mb and world and tb.value % (mb.value * world):
+            yield self.finding(f"train_batch_size {tb.value} is not divisible by micro {mb.value} × DP {world}: "
+                               "DeepSpeed's derived accumulation fails the batch check", tb.span, key=f"{cfg.file}:batch")
+        if job is not None:
+            g, m = job.global_batch, job.micro_batch
+            if tb and g is not None and "global_batch" not in job.defaulted and g.value != tb.value:
+                yield self.finding(f"ds_config train_batch_size {tb.value} differs from --global-batch-size {g.value}",
+                                   tb.span, key=f"{cfg.file}:gbs-mismatch", related=related((g, "--global-batch-size")))
+            if mb and m is not None and m.value != mb.value:
+                yield self.finding(f"ds_config train_micro_batch_size_per_gpu {mb.value} differs from "
+                                   f"--micro-batch-size {m.value}", mb.span, key=f"{cfg.file}:mbs-mismatch",
+                                   related=related((m, "--micro-batch-size")))

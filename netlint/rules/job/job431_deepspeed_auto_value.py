@@ -1,0 +1,52 @@
+from __future__ import annotations
+
+from netlint.findings import Severity
+from netlint.located import Scalar, walk
+from netlint.models.job import DsConfig, training_jobs
+from netlint.rules.base import Rule
+
+
+class DeepSpeedAutoValue(Rule):
+    """``"auto"`` in a DeepSpeed config that no HF Trainer / Accelerate will fill.
+
+    **What**: a value ``"auto"`` in a ds_config used by a Megatron-DeepSpeed / ``deepspeed`` launch
+    (error), or in a config file on its own (info: valid only when HF Trainer or Accelerate loads it).
+
+    **Why**: only ``HfTrainerDeepSpeedConfig`` (transformers) and Accelerate replace ``"auto"`` with
+    values from their own arguments. DeepSpeed itself drops ``"auto"`` inside pydantic sub-configs but a
+    top-level ``"train_batch_size": "auto"`` reaching it breaks the batch arithmetic, and
+    ``optimizer.params.lr: "auto"`` reaches the optimizer as a string.
+
+    **Bad**: ``"train_micro_batch_size_per_gpu": "auto"`` in a Megatron-DeepSpeed launch
+    **Good**: the number, or launch through HF Trainer / Accelerate
+
+    **Source**: research/jobs.md §3c (TF integrations/deepspeed.py, DS config_utils.py L55-57).
+    """
+
+    code = "JOB431"
+    name = "deepspeed-auto-value"
+    severity = Severity.ERROR
+    summary = "\"auto\" is filled only by HF Trainer / Accelerate"
+
+    def check(self, ws):
+        used = {id(j.ds_config) for j in training_jobs(ws) if j.ds_config is not None}
+        seen = set()
+        for item in ws.jobs:
+            cfg = item if isinstance(item, DsConfig) else getattr(item, "ds_config", None)
+            if not isinstance(cfg, DsConfig) or id(cfg) in seen:
+                continue
+            seen.add(id(cfg))
+            autos = [(p, n) for p, n in walk(cfg.root) if isinstance(n, Scalar) and n.value == "auto"]
+            if not autos:
+                continue
+            names = ", ".join(".".join(map(str, p)) for p, _ in autos)
+            if id(cfg) in used:
+                for p, n in autos:
+                    yield self.finding(f"\"auto\" for {'.'.join(map(str, p))}: this launch does not go through HF "
+                                       "Trainer/Accelerate, so nothing fills it", n.span,
+                                       key=f"{cfg.file}:auto:{'.'.join(map(str, p))}")
+            else:
+                p, n = autos[0]
+                yield self.finding(f"{len(autos)} \"auto\" value(s) ({names}): this config only works when loaded by "
+                                   "HF Trainer or Accelerate", n.span, key=f"{cfg.file}:auto",
+                                   severity=Severity.INFO)

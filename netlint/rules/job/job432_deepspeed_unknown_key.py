@@ -1,0 +1,76 @@
+from __future__ import annotations
+
+import difflib
+
+from netlint.findings import Severity
+from netlint.jobs import ds_keys
+from netlint.located import MapNode
+from netlint.models.job import ds_configs
+from netlint.rules.base import Rule
+
+
+class DeepSpeedUnknownKey(Rule):
+    """A key DeepSpeed does not know.
+
+    **What**: inside ``zero_optimization``, ``offload_param`` or ``offload_optimizer``: any unknown key
+    (error); in ``fp16``/``bf16``: a key those sections do not read (warning, it is ignored); at the top
+    level: a key that is a near-miss of a known one (warning, did-you-mean).
+
+    **Why**: ``DeepSpeedZeroConfig`` and the offload configs are pydantic models with
+    ``extra="forbid"``: an unknown key raises "Extra inputs are not permitted" at ``deepspeed.initialize``
+    (config_utils.py L105-112). Top-level keys are read one by one with defaults, so a misspelt one is
+    silently ignored (research/jobs.md §3b #10) — only likely typos are reported there, to stay silent on
+    keys of DeepSpeed versions netlint does not know.
+
+    **Bad**: ``"zero_optimization": {"stage": 3, "overlap_com": true}`` **Good**: ``"overlap_comm"``
+
+    **Fix**: the did-you-mean spelling (unsafe).
+
+    **Source**: research/jobs.md §3a, §3b #10; DS zero/config.py, offload_config.py.
+    """
+
+    code = "JOB432"
+    name = "deepspeed-unknown-key"
+    severity = Severity.ERROR
+    summary = "DeepSpeed rejects unknown zero_optimization keys and ignores misspelt ones"
+
+    def check(self, ws):
+        from netlint.findings import Fix, replace_span
+
+        for cfg in ds_configs(ws):
+            root = cfg.root
+            checks = [((), root, ds_keys.TOP, "top", Severity.WARNING)]
+            z = root.get("zero_optimization")
+            if isinstance(z, MapNode):
+                checks.append((("zero_optimization",), z, ds_keys.ZERO, "all", Severity.ERROR))
+                for sub, known in (("offload_param", ds_keys.OFFLOAD_PARAM), ("offload_optimizer", ds_keys.OFFLOAD_OPTIMIZER)):
+                    if isinstance(z.get(sub), MapNode):
+                        checks.append((("zero_optimization", sub), z.get(sub), known, "all", Severity.ERROR))
+            for sec, known in (("fp16", ds_keys.FP16), ("bf16", ds_keys.BF16), ("bfloat16", ds_keys.BF16)):
+                if isinstance(root.get(sec), MapNode):
+                    checks.append(((sec,), root.get(sec), known, "ignored", Severity.WARNING))
+            for path, node, known, mode, sev in checks:
+                for k in node:
+                    if k in known or not isinstance(k, str):
+                        continue
+                    hint = difflib.get_close_matches(k, sorted(known), n=1, cutoff=0.75)
+                    if mode == "top" and not hint:
+                        continue
+                    where = ".".join(path + (k,))
+                    span = node.key_span(k)
+                    if mode == "ignored":
+                        other = "fp16" if path[0] != "fp16" else "bf16"
+                        msg = f"{where} is not read by DeepSpeed's {path[0]} section and is ignored"
+                        if k in ds_keys.FP16 and path[0] != "fp16":
+                            msg += f" (it is an {other} loss-scaling key; bf16 needs no loss scaling)"
+                    elif mode == "top":
+                        msg = f"unknown DeepSpeed key {where} is ignored"
+                    else:
+                        msg = f"unknown key {where}: DeepSpeed stops with \"Extra inputs are not permitted\""
+                    fix = None
+                    if hint:
+                        msg += f"; did you mean '{hint[0]}'?"
+                        text = ws.text(span.file)
+                        if text is not None and text[span.start:span.end] == f'"{k}"':
+                            fix = Fix(f"rename to {hint[0]}", (replace_span(span, f'"{hint[0]}"', text),), safe=False)
+                    yield self.finding(msg, span, key=f"{cfg.file}:{where}", fix=fix, severity=sev)

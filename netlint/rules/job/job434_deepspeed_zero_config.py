@@ -1,0 +1,65 @@
+from __future__ import annotations
+
+from netlint.findings import Severity
+from netlint.jobs.values import as_int
+from netlint.located import MapNode, Scalar
+from netlint.models.job import DsConfig, training_jobs
+from netlint.rules.base import Rule
+from netlint.rules.job.common import related
+
+
+class DeepSpeedZeroConfig(Rule):
+    """ZeRO settings DeepSpeed refuses.
+
+    **What**: ``zero_optimization.stage`` > 3; ``offload_optimizer.ratio`` < 1 below stage 3;
+    ``communication_data_type`` not fp16/bf16/fp32; ZeRO stage ≥ 2 in a Megatron-DeepSpeed launch with
+    pipeline parallelism (PP > 1).
+
+    **Why**: "Maximum supported ZeRO stage is 3" (config.py L1017-1020); "Partial offloading only
+    supported for ZeRO Stage 3." (zero/config.py L356-361); "Invalid communication_data_type. Supported
+    data types: ['fp16', 'bf16', 'fp32']" (config.py L252-266); "ZeRO-2 and ZeRO-3 are incompatible with
+    pipeline parallelism" (pipe/engine.py L77-78).
+
+    **Bad**: ``--pipeline-model-parallel-size 4 --zero-stage 2`` **Good**: ZeRO-1 with PP
+
+    **Source**: research/jobs.md §3b #5, #6, #9, #11.
+    """
+
+    code = "JOB434"
+    name = "deepspeed-zero-config"
+    severity = Severity.ERROR
+    summary = "ZeRO stage, offload ratio, communication dtype or ZeRO>=2 with PP"
+
+    def check(self, ws):
+        seen = set()
+        for item in ws.jobs:
+            cfg = item if isinstance(item, DsConfig) else getattr(item, "ds_config", None)
+            if isinstance(cfg, DsConfig) and id(cfg) not in seen:
+                seen.add(id(cfg))
+                yield from self._cfg(cfg)
+        for job in training_jobs(ws):
+            if job.framework != "megatron-deepspeed" or (job.int("pp") or 1) <= 1 or "--no-pipeline-parallel" in job.args:
+                continue
+            stage = job.zero_stage
+            if job.ds_config is not None and isinstance(job.ds_config.get("zero_optimization", "stage"), Scalar):
+                stage = as_int(job.ds_config.get("zero_optimization", "stage")) or stage
+            if stage is not None and isinstance(stage.value, int) and stage.value >= 2:
+                yield self.finding(f"ZeRO stage {stage.value} with PP={job.int('pp')}: DeepSpeed's pipeline engine "
+                                   "supports only ZeRO 0/1", stage.span, key=f"{job.label}:zero-pp",
+                                   related=related((job.pp, "PP")))
+
+    def _cfg(self, cfg: DsConfig):
+        z = cfg.root.get("zero_optimization")
+        stage = as_int(z.get("stage")) if isinstance(z, MapNode) and isinstance(z.get("stage"), Scalar) else None
+        if stage is not None and stage.value > 3:
+            yield self.finding(f"ZeRO stage {stage.value}: the maximum is 3", stage.span, key=f"{cfg.file}:stage")
+        if isinstance(z, MapNode) and isinstance(z.get("offload_optimizer"), MapNode):
+            r = z.get("offload_optimizer").get("ratio")
+            if isinstance(r, Scalar) and isinstance(r.value, (int, float)) and r.value < 1 and \
+                    (stage is None or stage.value != 3):
+                yield self.finding("offload_optimizer.ratio < 1 (partial offload) needs ZeRO stage 3", r.span,
+                                   key=f"{cfg.file}:ratio")
+        c = cfg.root.get("communication_data_type")
+        if isinstance(c, Scalar) and c.value is not None and c.value not in ("fp16", "bf16", "fp32"):
+            yield self.finding(f"communication_data_type {c.value!r} is not one of fp16, bf16, fp32", c.span,
+                               key=f"{cfg.file}:comm-dtype")

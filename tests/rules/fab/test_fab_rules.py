@@ -1,0 +1,154 @@
+"""FAB5xx: code, line and column on a failing job; silence on the passing one."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import at, lint_repo, only
+
+INVENTORY = """
+cluster: test
+nodes:
+  count: {nodes}
+  gpus: 8
+  gpu: H100
+  nics: [{nics}]
+fabric:
+  transport: roce
+"""
+NIC400 = ", ".join(f"{{hca: mlx5_{i}, speed: 400G}}" for i in range(8))
+NIC100 = "{hca: mlx5_0, speed: 100G}"
+
+
+def inv(nodes=4, nics=NIC400):
+    return INVENTORY.format(nodes=nodes, nics=nics)
+
+
+VIA_VARIABLE = """
+#!/bin/bash
+export CUDA_DEVICE_MAX_CONNECTIONS=1
+TP={tp}
+PP=2
+torchrun --nproc_per_node 8 --nnodes 4 pretrain_gpt.py \\
+    --tensor-model-parallel-size $TP \\
+    --pipeline-model-parallel-size $PP \\
+    --num-layers 32 --hidden-size 4096 --num-attention-heads 32 \\
+    --seq-length 2048 --max-position-embeddings 2048 \\
+    --micro-batch-size 1 --global-batch-size 64 --bf16
+"""
+VIA_ARRAY = """
+#!/bin/bash
+export CUDA_DEVICE_MAX_CONNECTIONS=1
+TP_SIZE={tp}
+MODEL_PARALLEL_ARGS=(
+    --tensor-model-parallel-size ${{TP_SIZE}}
+    --pipeline-model-parallel-size 2
+)
+GPT=(--num-layers 32 --hidden-size 4096 --num-attention-heads 32 --seq-length 2048
+     --max-position-embeddings 2048 --micro-batch-size 1 --global-batch-size 64 --bf16)
+torchrun --nproc_per_node 8 --nnodes 4 pretrain_gpt.py ${{GPT[@]}} ${{MODEL_PARALLEL_ARGS[@]}}
+"""
+
+
+@pytest.mark.parametrize("script,pos,origin", [(VIA_VARIABLE, (6, 34), (3, 4)), (VIA_ARRAY, (5, 34), (3, 9))])
+def test_fab501_tp16_on_8gpu_nodes(tmp_path, script, pos, origin):
+    report = lint_repo(tmp_path, {"inventory.yaml": inv(), "train.sh": script.format(tp=16)})
+    f = only(report, "FAB501")
+    assert at(f) == pos and f.span.file == "train.sh"
+    assert "TP=16 spans nodes over RoCE (NVLink domain is 8 GPUs)" in f.message
+    assert (f.related[0].span.line, f.related[0].span.col) == origin
+    assert f.fix is not None and not f.fix.safe
+    assert [e.replacement for e in f.fix.edits] == ["8", "4"]     # TP 16→8, PP 2→4: world size holds
+    assert f.fix.edits[0].span.line == origin[0]                  # edits the assignment
+
+
+@pytest.mark.parametrize("script", [VIA_VARIABLE, VIA_ARRAY])
+def test_fab501_tp8_is_fine(tmp_path, script):
+    report = lint_repo(tmp_path, {"inventory.yaml": inv(), "train.sh": script.format(tp=8)})
+    assert not [f for f in report.findings if f.code.startswith("FAB")]
+
+
+def test_fab501_silent_without_inventory(tmp_path):
+    report = lint_repo(tmp_path, {"train.sh": VIA_VARIABLE.format(tp=16)})
+    assert not [f for f in report.findings if f.code == "FAB501"]
+
+
+MOE = """
+torchrun --nproc_per_node 8 --nnodes 4 pretrain_gpt.py --num-layers 32 --hidden-size 4096 \\
+  --num-attention-heads 32 --seq-length 4096 --max-position-embeddings 4096 --micro-batch-size 1 \\
+  --global-batch-size 64 --bf16 --num-experts 16 --moe-router-topk 2 --expert-model-parallel-size {ep}
+"""
+
+
+def test_fab502_ep_crosses_nodes(tmp_path):
+    report = lint_repo(tmp_path, {"inventory.yaml": inv(), "moe.sh": MOE.format(ep=16)})
+    f = only(report, "FAB502")
+    assert at(f) == (3, 99) and "EP=16 group crosses the NVLink domain (8 GPUs)" in f.message
+    assert "per GPU per step through the NICs" in f.message
+
+
+def test_fab502_ep8_fine(tmp_path):
+    report = lint_repo(tmp_path, {"inventory.yaml": inv(), "moe.sh": MOE.format(ep=8)})
+    assert not [f for f in report.findings if f.code == "FAB502"]
+
+
+SMALL = """
+torchrun --nproc_per_node {nproc} --nnodes {nnodes} pretrain_gpt.py --num-layers 32 --hidden-size 4096 \\
+  --num-attention-heads 32 --seq-length 2048 --max-position-embeddings 2048 --micro-batch-size 1 \\
+  --global-batch-size 256 --bf16
+"""
+
+
+def test_fab503_world_exceeds_cluster(tmp_path):
+    report = lint_repo(tmp_path, {"inventory.yaml": inv(nodes=4), "j.sh": SMALL.format(nproc=8, nnodes=16)})
+    f = only(report, "FAB503")
+    assert at(f) == (1, 38) and "world size 128 is larger than the cluster (32 GPUs)" in f.message
+
+
+def test_fab503_nproc_more_than_gpus(tmp_path):
+    report = lint_repo(tmp_path, {"inventory.yaml": inv(nodes=4), "j.sh": SMALL.format(nproc=16, nnodes=2)})
+    f = only(report, "FAB503")
+    assert at(f) == (1, 27) and "16 processes per node but nodes have 8 GPUs" in f.message
+
+
+def test_fab503_fits(tmp_path):
+    report = lint_repo(tmp_path, {"inventory.yaml": inv(nodes=4), "j.sh": SMALL.format(nproc=8, nnodes=4)})
+    assert not [f for f in report.findings if f.code == "FAB503"]
+
+
+DP_HEAVY = """
+torchrun --nproc_per_node 8 --nnodes 64 pretrain_gpt.py --num-layers 32 --hidden-size 4096 \\
+  --num-attention-heads 32 --seq-length 2048 --max-position-embeddings 2048 --micro-batch-size 1 \\
+  --global-batch-size 512 --bf16 --vocab-size 50304
+"""
+
+
+def test_fab504_100gbe_cannot_sustain(tmp_path):
+    report = lint_repo(tmp_path, {"inventory.yaml": inv(nodes=64, nics=NIC100), "dp.sh": DP_HEAVY})
+    f = only(report, "FAB504")
+    assert at(f) == (1, 38)
+    assert f.message.startswith("100GbE cannot sustain required")
+
+
+def test_fab504_400g_per_gpu_is_enough(tmp_path):
+    report = lint_repo(tmp_path, {"inventory.yaml": inv(nodes=64), "dp.sh": DP_HEAVY})
+    assert not [f for f in report.findings if f.code == "FAB504"]
+
+
+BUBBLE = """
+torchrun --nproc_per_node 8 --nnodes 8 pretrain_gpt.py --tensor-model-parallel-size 8 \\
+  --pipeline-model-parallel-size 8 --num-layers 32 --hidden-size 4096 --num-attention-heads 32 \\
+  --seq-length 2048 --max-position-embeddings 2048 --micro-batch-size 1 --global-batch-size {gbs} --bf16
+"""
+
+
+def test_fab505_bubble(tmp_path):
+    report = lint_repo(tmp_path, {"b.sh": BUBBLE.format(gbs=10)})
+    f = only(report, "FAB505")
+    assert at(f) == (2, 34)
+    assert "41% of each step" in f.message and "70% of ideal compute time" in f.message
+
+
+def test_fab505_enough_microbatches(tmp_path):
+    report = lint_repo(tmp_path, {"b.sh": BUBBLE.format(gbs=64)})
+    assert not [f for f in report.findings if f.code == "FAB505"]
