@@ -193,7 +193,7 @@ def analyze(job: TrainingJob, inventory=None, mfu: float | None = None) -> JobMo
     mb = m.microbatches
     layers_per_stage = L / pp
     seq_local = s / cp
-    domain = m.domain or (m.gpus_per_node or world)
+    domain = m.domain or job.int("gpus_per_node") or world
     groups = P.dense_groups(tp, cp, dp, pp)
 
     def add(dim: str, coll: str, group: P.Group, per_rank: float, buffer: float, critical: bool) -> None:
@@ -202,7 +202,9 @@ def analyze(job: TrainingJob, inventory=None, mfu: float | None = None) -> JobMo
         n_dom = P.domains_spanned(group, domain)
         r = P.ranks_per_domain(group, domain)
         link = "nvlink" if n_dom <= 1 else "fabric"
-        if link == "nvlink":
+        if m.domain is None:  # no inventory: only whether the group leaves the node is known
+            link = "intra-node" if n_dom <= 1 else "inter-node"
+        if link in ("nvlink", "intra-node"):
             fabric = 0.0
         elif coll == "all-reduce":
             fabric = F.allreduce_bytes(buffer, n_dom) / r * (per_rank / F.allreduce_bytes(buffer, group.size))

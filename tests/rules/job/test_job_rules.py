@@ -1,0 +1,153 @@
+"""JOB4xx: each rule fires with code, line and column on a bad file and stays silent on a good one."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import at, lint_repo, only
+
+BASE = ("torchrun --nproc_per_node 8 --nnodes 1 pretrain_gpt.py --num-layers 32 --hidden-size 4096 "
+        "--num-attention-heads 32 --seq-length 2048 --max-position-embeddings 2048 --micro-batch-size 1 "
+        "--global-batch-size 64 --bf16 ")
+ENV = "export CUDA_DEVICE_MAX_CONNECTIONS=1\n"
+
+
+def col(line: str, token: str, nth: int = 0) -> int:
+    i = -1
+    for _ in range(nth + 1):
+        i = line.index(token, i + 1)
+    return i + 1
+
+
+CASES = [
+    # code, bad extra args, token the finding points at, good extra args
+    ("JOB401", "--tensor-model-parallel 2", "--tensor-model-parallel ", "--tensor-model-parallel-size 2"),
+    ("JOB402", "--batch-size 4", "--batch-size", ""),
+    ("JOB403", "--pipeline-model-parallel-size 16", "16", "--pipeline-model-parallel-size 4"),
+    ("JOB404", "--num-experts 8 --expert-model-parallel-size 16", "16", "--num-experts 8 --expert-model-parallel-size 8"),
+    ("JOB405", "--pipeline-model-parallel-size 3 --global-batch-size 60", "32", "--pipeline-model-parallel-size 4"),
+    ("JOB406", "--tensor-model-parallel-size 8 --num-attention-heads 36", "36", "--tensor-model-parallel-size 8"),
+    ("JOB407", "--context-parallel-size 2 --seq-length 2050 --max-position-embeddings 4096", "2050",
+     "--context-parallel-size 2"),
+    ("JOB408", "--global-batch-size 12", "12", "--global-batch-size 16"),
+    ("JOB409", "--step-batch-size-schedule 0:16", "--global-batch-size", ""),
+    ("JOB410", "--fp16", "--bf16", ""),
+    ("JOB411", "--sequence-parallel", "--sequence-parallel", "--tensor-model-parallel-size 2 --sequence-parallel"),
+    ("JOB412", "--tensor-model-parallel-size 2 --tp-comm-overlap", "--tp-comm-overlap",
+     "--tensor-model-parallel-size 2 --tp-comm-overlap --sequence-parallel"),
+    ("JOB414", "--overlap-param-gather --overlap-grad-reduce", "--overlap-param-gather",
+     "--overlap-param-gather --overlap-grad-reduce --use-distributed-optimizer"),
+    ("JOB415", "--num-experts 6 --expert-model-parallel-size 4", "6", "--num-experts 8 --expert-model-parallel-size 4"),
+    ("JOB416", "--tensor-model-parallel-size 2 --num-experts 8 --expert-model-parallel-size 2", "2",
+     "--tensor-model-parallel-size 2 --num-experts 8 --expert-model-parallel-size 2 --sequence-parallel"),
+    ("JOB417", "--num-virtual-stages-per-pipeline-rank 2", "2",
+     "--pipeline-model-parallel-size 2 --num-virtual-stages-per-pipeline-rank 2"),
+]
+
+
+def _line(extra: str) -> str:
+    return BASE + extra
+
+
+@pytest.mark.parametrize("code,bad,token,good", CASES, ids=[c[0] for c in CASES])
+def test_job_rule(tmp_path, code, bad, token, good):
+    line = _line(bad)
+    report = lint_repo(tmp_path / "bad", {"train.sh": ENV + line + "\n"})
+    f = only(report, code)
+    # the finding's token: the last occurrence in the extra args, or in the base when not there
+    if token in bad:
+        expected = len(BASE) + bad.rindex(token) + 1 if code not in ("JOB416",) else len(BASE) + bad.rindex("--expert-model-parallel-size 2") + len("--expert-model-parallel-size ") + 1
+    else:
+        expected = line.index(token) + 1
+    if code == "JOB405":
+        expected = line.index("--num-layers 32") + len("--num-layers ") + 1
+    assert at(f) == (2, expected), (f.message, at(f), expected)
+    good_report = lint_repo(tmp_path / "good", {"train.sh": ENV + _line(good) + "\n"})
+    assert not [x for x in good_report.findings if x.code == code], [x.message for x in good_report.findings]
+
+
+def test_job413_cuda_device_max_connections(tmp_path):
+    text = "export CUDA_DEVICE_MAX_CONNECTIONS=8\n" + _line("--tensor-model-parallel-size 2") + "\n"
+    f = only(lint_repo(tmp_path / "b", {"t.sh": text}), "JOB413")
+    assert at(f) == (1, 36) and "requires 1" in f.message
+    good = ENV + _line("--tensor-model-parallel-size 2") + "\n"
+    assert not [x for x in lint_repo(tmp_path / "g", {"t.sh": good}).findings if x.code == "JOB413"]
+
+
+def test_job418_slurm_double_launch(tmp_path):
+    text = "#!/bin/bash\n#SBATCH --nodes=1\n#SBATCH --ntasks-per-node=8\n" + ENV + "srun " + _line("") + "\n"
+    f = only(lint_repo(tmp_path / "b", {"t.sbatch": text}), "JOB418")
+    assert at(f) == (3, 27)
+    good = text.replace("--ntasks-per-node=8", "--ntasks-per-node=1")
+    assert not [x for x in lint_repo(tmp_path / "g", {"t.sbatch": good}).findings if x.code == "JOB418"]
+
+
+DS_BAD = """{
+  "train_batch_size": 6,
+  "train_micro_batch_size_per_gpu": 4,
+  "gradient_accumulation_steps": 1,
+  "fp16": {"enabled": true},
+  "bf16": {"enabled": true},
+  "zero_optimization": {"stage": 2, "overlap_com": true, "cpu_offload": true,
+                        "offload_optimizer": {"device": "cpu", "ratio": 0.5}},
+  "gradient_clipping": "auto"
+}
+"""
+DS_GOOD = """{
+  "train_batch_size": 8,
+  "train_micro_batch_size_per_gpu": 4,
+  "gradient_accumulation_steps": 1,
+  "bf16": {"enabled": true},
+  "zero_optimization": {"stage": 3, "overlap_comm": true, "offload_optimizer": {"device": "cpu", "ratio": 0.5}}
+}
+"""
+
+
+@pytest.mark.parametrize("code,pos", [("JOB430", (2, 23)), ("JOB410", (6, 23)), ("JOB432", (7, 37)),
+                                      ("JOB433", (7, 58)), ("JOB434", (8, 73)), ("JOB431", (9, 24))])
+def test_deepspeed_rules(tmp_path, code, pos):
+    f = only(lint_repo(tmp_path / "b", {"ds_config.json": DS_BAD}), code)
+    assert at(f) == pos, f.message
+    assert not [x for x in lint_repo(tmp_path / "g", {"ds_config.json": DS_GOOD}).findings if x.code == code]
+
+
+def test_job432_did_you_mean_and_job433_fix(tmp_path):
+    report = lint_repo(tmp_path, {"ds_config.json": DS_BAD})
+    f = only(report, "JOB432")
+    assert "did you mean 'overlap_comm'" in f.message and f.fix.edits[0].replacement == '"overlap_comm"'
+
+
+def test_deepspeed_hjson_comments_keep_positions(tmp_path):
+    text = '{\n  // comment\n  "train_batch_size": 6,\n  "train_micro_batch_size_per_gpu": 4,\n' \
+           '  "gradient_accumulation_steps": 1,\n}\n'
+    report = lint_repo(tmp_path, {"ds_config.json": text})
+    assert at(only(report, "JOB430")) == (3, 23)
+    assert only(report, "NL003").severity.name == "INFO"
+
+
+def test_job435_hostfile(tmp_path):
+    f = only(lint_repo(tmp_path / "b", {"hostfile": "worker-1 slots=4\nworker-1 slots=4\n"}), "JOB435")
+    assert at(f) == (2, 1)
+    assert not [x for x in lint_repo(tmp_path / "g", {"hostfile": "worker-1 slots=4\nworker-2 slots=4\n"}).findings
+                if x.code == "JOB435"]
+
+
+def test_deepspeed_launch_heredoc_config_and_megatron_mismatch(tmp_path):
+    text = """#!/bin/bash
+#SBATCH --nodes=2
+#SBATCH --ntasks-per-node=1
+#SBATCH --gres=gpu:8
+GBS=64
+cat <<EOT > ds.json
+{"train_micro_batch_size_per_gpu": 2, "train_batch_size": $GBS, "zero_optimization": {"stage": 2}}
+EOT
+srun bash -c "python -m torch.distributed.run --nproc_per_node 8 --nnodes \\$SLURM_NNODES pretrain_gpt.py \\
+  --tensor-model-parallel-size 4 --pipeline-model-parallel-size 2 --num-layers 24 --hidden-size 2048 \\
+  --num-attention-heads 16 --seq-length 2048 --max-position-embeddings 2048 --micro-batch-size 1 \\
+  --global-batch-size $GBS --bf16 --deepspeed --deepspeed_config ds.json"
+"""
+    report = lint_repo(tmp_path, {"train.slurm": text})
+    mism = [f for f in report.findings if f.code == "JOB430"]
+    assert any("differs from --micro-batch-size 1" in f.message and at(f) == (7, 36) for f in mism)
+    zp = only(report, "JOB434")
+    assert "ZeRO stage 2 with PP=2" in zp.message and at(zp) == (7, 96)
