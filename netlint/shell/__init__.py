@@ -53,7 +53,7 @@ if TYPE_CHECKING:
     from netlint.source import SourceFile
 
 __all__ = ["parse_script", "parse_text", "Script", "Assignment", "Command", "Word", "Unknown",
-           "HereDoc", "ShellError", "Note", "is_unknown", "literal_word"]
+           "HereDoc", "ShellError", "Note", "is_unknown", "literal_word", "sbatch_header"]
 
 
 def literal_word(value: str, span=None) -> Word:
@@ -110,3 +110,11 @@ def parse_script(src: "SourceFile", env: Mapping[str, Any] | None = None,
                  follow_sources: bool = True) -> Script:
     """Evaluate a shell script file. See the module docs for what the result holds."""
     return parse_text(src.path, src.text, src.abspath, env=env, follow_sources=follow_sources)
+
+
+def sbatch_header(path: str, text: str) -> dict:
+    """Only the ``#SBATCH`` header of ``text`` (no evaluation): ``{long option: Scalar}``."""
+    from netlint.shell.provenance import ProvText
+    from netlint.shell.sbatch import parse_sbatch_header
+
+    return parse_sbatch_header(ProvText.of_file(FileText(path, text)))
