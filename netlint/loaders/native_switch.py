@@ -158,6 +158,15 @@ def convert(m: NativeSwitch, root: MapNode, file: str) -> SwitchQos:
         sw.watchdog_poll_ms = pfc.watchdog.poll_interval_ms
         sw.watchdog_global_span = _span(root, "pfc", "watchdog", default=root.span)
 
+    queue_refs: dict[int, tuple] = {}
+    for q in sorted(set(m.ecn or ()) | set(m.scheduler or ())):
+        wref = sref = None
+        if m.ecn and q in m.ecn:
+            wp = sw.wred_profiles[_wred_name(q, m.ecn[q])]
+            wref = Scalar(wp.name, wp.span)
+        if m.scheduler and q in m.scheduler:
+            sref = Scalar(f"queue{q}", sw.schedulers[f"queue{q}"].span)
+        queue_refs[q] = (_span(root, "ecn", q, default=_span(root, "scheduler", q, default=root.span)), wref, sref)
     ports = list(enumerate(m.ports)) or [(None, None)]
     for i, np in ports:
         ppath: tuple = ("ports", i) if i is not None else ()
@@ -183,15 +192,8 @@ def convert(m: NativeSwitch, root: MapNode, file: str) -> SwitchQos:
             qm = _qmap("dscp_to_tc", f"{name}.dscp_to_tc", np.dscp_to_tc, root, ppath + ("dscp_to_tc",))
             sw.maps.setdefault("dscp_to_tc", {})[qm.name] = qm
             port.maps = {"dscp_to_tc": Scalar(qm.name, qm.key_span or qm.span)}
-        for q in sorted(set(m.ecn or ()) | set(m.scheduler or ())):
-            qc = QueueCfg(index=q, span=_span(root, "ecn", q, default=_span(root, "scheduler", q, default=root.span)),
-                          path=("ecn", q))
-            if m.ecn and q in m.ecn:
-                wp = sw.wred_profiles[_wred_name(q, m.ecn[q])]
-                qc.wred_profile = Scalar(wp.name, wp.span)
-            if m.scheduler and q in m.scheduler:
-                qc.scheduler = Scalar(f"queue{q}", sw.schedulers[f"queue{q}"].span)
-            port.queues[q] = qc
+        for q, (qspan, wref, sref) in queue_refs.items():
+            port.queues[q] = QueueCfg(index=q, span=qspan, path=("ecn", q), wred_profile=wref, scheduler=sref)
         pg_src, pg_path = ((np.priority_groups, ppath + ("priority_groups",))
                            if np is not None and np.priority_groups is not None
                            else (m.priority_groups, ("priority_groups",)))

@@ -20,6 +20,7 @@ every format gets them. Sources of every range: ``sonic-buildimage`` ``src/sonic
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any, Iterator
 
 from netlint.findings import Finding, Severity
@@ -288,7 +289,10 @@ class SonicBuilder:
         s = entry.get(field)
         if not isinstance(s, Scalar) or s.value is None:
             return None
-        return Scalar(strip_ref(str(s.value)), s.span, s.raw, s.quoted)
+        v = s.value
+        if isinstance(v, str) and not v.startswith("["):
+            return s  # a bare name: the token itself
+        return Scalar(strip_ref(str(v)), s.span, s.raw, s.quoted)
 
     # -- build --------------------------------------------------------------------------------------
     def build(self) -> Iterator[Any]:
@@ -306,6 +310,7 @@ class SonicBuilder:
                        tables=frozenset(str(k) for k in root), container_span=root.span)
         self.sw = sw
         self.meta = meta
+        self._port_names = set(self.table("PORT")) if ("PORT" in root or self.complete) else None
         dps = meta.get("default_pfcwd_status")
         sw.default_pfcwd_status = dps if isinstance(dps, Scalar) else None
         self._ports()
@@ -338,10 +343,9 @@ class SonicBuilder:
 
     def known_port(self, name: str, node: Any, where: str) -> bool:
         """Does ``name`` exist in PORT? Checked only when PORT is given or the document is complete."""
-        if "PORT" not in self.root and not self.complete:
+        if self._port_names is None:
             return True
-        ports = self.table("PORT")
-        if name in ports:
+        if name in self._port_names:
             return True
         self.bad(node, f"{where} refers to port '{name}', which is not in the PORT table",
                  f"{where}", code="NL011")
@@ -474,11 +478,16 @@ class SonicBuilder:
         for name, e in self.entries("PORT_QOS_MAP"):
             where = f"PORT_QOS_MAP|{name}"
             refs: dict[str, Scalar] = {}
-            for f, kind in PORT_MAP_FIELDS.items():
+            for f in e:
+                kind = PORT_MAP_FIELDS.get(f)
+                if kind is None:
+                    continue
                 r = self.ref_field(e, f)
                 if r is not None:
                     refs[kind] = r
-                    self.check_ref(r, KIND_TABLE[kind], self.sw.maps.get(kind, {}), f"{where}.{f}", "map")
+                    known = self.sw.maps.get(kind, {})
+                    if r.value not in known:
+                        self.check_ref(r, KIND_TABLE[kind], known, f"{where}.{f}", "map")
             sched = self.ref_field(e, "scheduler")
             self.check_ref(sched, "SCHEDULER", self.sw.schedulers, f"{where}.scheduler", "scheduler")
             if name.lower() == "global":
@@ -537,29 +546,44 @@ class SonicBuilder:
 
     def _queues(self) -> None:
         t = self.table("QUEUE")
-        for key, e in self.entries("QUEUE"):
-            where = f"QUEUE|{key}"
-            sk = self.split_key("QUEUE", key, _at(t, key))
-            if sk is None:
+        known = self._port_names
+        scheds, wreds = self.sw.schedulers, self.sw.wred_profiles
+        ports = self.sw.ports
+        base = self.path + ("QUEUE",)
+        for key, e in t.items():
+            if not isinstance(e, MapNode):
+                self.bad(e, f"QUEUE|{key} must be an object of fields", f"QUEUE.{key}")
                 continue
-            pname, idx, voq = sk
-            if voq:
-                self._voq_local_check(pname, _at(t, key), where)
+            parts = str(key).split("|")
+            if len(parts) == 2:
+                pname, idx = parts
+                if known is not None and pname not in known:
+                    self.known_port(pname, _at(t, key), f"QUEUE|{key}")
             else:
-                self.known_port(pname, _at(t, key), where)
-            qs = expand_range(idx)
+                sk = self.split_key("QUEUE", str(key), _at(t, key))
+                if sk is None:
+                    continue
+                pname, idx, _ = sk
+                self._voq_local_check(pname, _at(t, key), f"QUEUE|{key}")
+            qs = _ranges(idx)
             if qs is None:
-                self.bad(_at(t, key), f"{where}: queue index {idx!r} is not a number or range", where)
+                self.bad(_at(t, key), f"QUEUE|{key}: queue index {idx!r} is not a number or range", f"QUEUE|{key}")
                 continue
             sched = self.ref_field(e, "scheduler")
             wred = self.ref_field(e, "wred_profile")
-            self.check_ref(sched, "SCHEDULER", self.sw.schedulers, where + ".scheduler", "scheduler")
-            self.check_ref(wred, "WRED_PROFILE", self.sw.wred_profiles, where + ".wred_profile", "WRED profile")
-            p = self.port(pname, t.key_span(key), self.path + ("QUEUE", key))
+            if sched is not None and sched.value not in scheds:
+                self.check_ref(sched, "SCHEDULER", scheds, f"QUEUE|{key}.scheduler", "scheduler")
+            if wred is not None and wred.value not in wreds:
+                self.check_ref(wred, "WRED_PROFILE", wreds, f"QUEUE|{key}.wred_profile", "WRED profile")
+            kspan = t.key_span(key)
+            p = ports.get(pname) or self.port(pname, kspan, base + (key,))
+            path = base + (key,)
             for q in qs:
-                qc = p.queues.get(q) or QueueCfg(index=q, span=t.key_span(key), path=self.path + ("QUEUE", key))
-                qc.scheduler, qc.wred_profile = sched or qc.scheduler, wred or qc.wred_profile
-                p.queues[q] = qc
+                qc = p.queues.get(q)
+                if qc is None:
+                    p.queues[q] = QueueCfg(index=q, span=kspan, path=path, scheduler=sched, wred_profile=wred)
+                else:
+                    qc.scheduler, qc.wred_profile = sched or qc.scheduler, wred or qc.wred_profile
 
     def _buffer_pg(self) -> None:
         t = self.table("BUFFER_PG")
@@ -570,7 +594,7 @@ class SonicBuilder:
                 continue
             pname, idx, _ = sk
             self.known_port(pname, _at(t, key), where)
-            pgs = expand_range(idx)
+            pgs = _ranges(idx)
             if pgs is None or any(not 0 <= g <= 7 for g in pgs):
                 self.bad(_at(t, key), f"{where}: PG {idx!r} must match [0-7](-[0-7])?", where)
                 continue
@@ -590,7 +614,7 @@ class SonicBuilder:
                 continue
             pname, idx, _ = sk
             self.known_port(pname, _at(t, key), where)
-            qs = expand_range(idx)
+            qs = _ranges(idx)
             if qs is None:
                 self.bad(_at(t, key), f"{where}: queue index {idx!r} is not a number or range", where)
                 continue
@@ -649,6 +673,12 @@ class SonicBuilder:
                 if p is None:
                     p = self.port(str(pname), e.key_span(pname), self.path + ("CABLE_LENGTH", cname, pname))
                 p.cable_length = Scalar(m, v.span, v.raw, v.quoted)
+
+
+@lru_cache(maxsize=256)
+def _ranges(text: str) -> tuple[int, ...] | None:
+    r = expand_range(text)
+    return tuple(r) if r is not None else None
 
 
 def _at(table: MapNode, key: Any) -> Scalar:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 
 from netlint.located import Scalar, Span
@@ -58,23 +59,28 @@ def inner_span(token: Scalar, offset: int, length: int) -> Span:
     return Span(sp.file, sp.line, col, sp.line, col + length, start, start + length)
 
 
-def split_list(token: Scalar) -> tuple[list[Scalar], list[str]]:
-    """``"3,4"`` → [Scalar(3), Scalar(4)] with sub-spans; returns bad items as their text."""
-    raw = token.value if isinstance(token.value, str) else str(token.value)
-    out: list[Scalar] = []
-    bad: list[str] = []
+@lru_cache(maxsize=512)
+def _split(raw: str) -> tuple[tuple[tuple[int, int, int, str], ...], tuple[str, ...]]:
+    items, bad = [], []
     if raw.strip() == "":
-        return out, bad
+        return (), ()
     pos = 0
     for part in raw.split(","):
         text = part.strip()
         lead = len(part) - len(part.lstrip())
         if text.isdigit():
-            out.append(Scalar(int(text), inner_span(token, pos + lead, len(text)), text))
+            items.append((int(text), pos + lead, len(text), text))
         else:
             bad.append(text)
         pos += len(part) + 1
-    return out, bad
+    return tuple(items), tuple(bad)
+
+
+def split_list(token: Scalar) -> tuple[list[Scalar], list[str]]:
+    """``"3,4"`` → [Scalar(3), Scalar(4)] with sub-spans; returns bad items as their text."""
+    raw = token.value if isinstance(token.value, str) else str(token.value)
+    items, bad = _split(raw)
+    return [Scalar(n, inner_span(token, off, ln), text) for n, off, ln, text in items], list(bad)
 
 
 def expand_range(text: str) -> list[int] | None:
