@@ -12,8 +12,8 @@ Order = precedence, lowest first: ``nccl.conf`` files (NCCL applies them with ``
 process environment always wins; research/nccl.md §2.1), then env files from the farthest directory
 to the nearest, then the job's own file. :func:`effective` folds such a list into name → assignment.
 
-Cluster-wide checks need no job: :func:`launch_groups` gives one group per job, or, when no job is
-known, one per env that no other env sources.
+Cluster-wide checks need no job: :func:`launch_groups` gives one group per training job plus one
+per env that no job takes in and no other env sources.
 """
 
 from __future__ import annotations
@@ -50,8 +50,19 @@ def sourced_files(ws: "Workspace") -> set[str]:
     return ws.derived("nccl.sourced", lambda w: {s.resolved for e in envs(w) for s in e.sources if s.resolved})
 
 
+# Items of ``ws.jobs`` that are parts of a job (a DeepSpeed config, a hostfile), not launches.
+NOT_LAUNCHES = ("DsConfig", "Hostfile")
+
+
+def jobs(ws: "Workspace") -> list[Any]:
+    """The jobs of the workspace, duck-typed: anything in ``ws.jobs`` with a ``.file`` display path,
+    except the job parts the jobs model also keeps there (DeepSpeed configs, hostfiles)."""
+    return [j for j in ws.jobs
+            if isinstance(getattr(j, "file", None), str) and type(j).__name__ not in NOT_LAUNCHES]
+
+
 def job_files(ws: "Workspace") -> set[str]:
-    return {f for f in (getattr(j, "file", None) for j in ws.jobs) if isinstance(f, str)}
+    return {j.file for j in jobs(ws)}
 
 
 def is_env_file(ws: "Workspace", env: "NcclEnv") -> bool:
@@ -84,7 +95,7 @@ def envs_for_file(ws: "Workspace", file: str | None) -> list["NcclEnv"]:
 def jobs_for_env(ws: "Workspace", env: "NcclEnv") -> list[Any]:
     """The jobs ``env`` applies to."""
     out = []
-    for job in ws.jobs:
+    for job in jobs(ws):
         if any(e is env for e in envs_for_job(ws, job)):
             out.append(job)
             continue
@@ -112,21 +123,22 @@ def incomplete(group: Iterable["NcclEnv"]) -> bool:
 
 
 def launch_groups(ws: "Workspace") -> list[tuple["NcclEnv", list["NcclEnv"]]]:
-    """(anchor env, envs that apply) for every launch: per job, else per env nobody sources."""
+    """(anchor env, envs that apply, lowest precedence first) for every launch: one per training job,
+    plus one per env that no job takes in and no other env sources (a standalone launch script,
+    manifest container or env file)."""
     def compute(w: "Workspace"):
         groups = []
-        all_envs = envs(w)
-        if w.jobs:
-            for job in w.jobs:
-                group = envs_for_job(w, job)
-                own = [e for e in group if e.file == getattr(job, "file", None)]
-                anchor = own[-1] if own else (group[-1] if group else None)
-                if anchor is not None:
-                    groups.append((anchor, group))
-            return groups
+        covered: set[int] = set()
+        for job in jobs(w):
+            group = envs_for_job(w, job)
+            if not group:
+                continue
+            own = [e for e in group if e.file == job.file]
+            groups.append((own[-1] if own else group[-1], group))
+            covered.update(id(e) for e in group)
         sourced = sourced_files(w)
-        for env in all_envs:
-            if env.file in sourced:
+        for env in envs(w):
+            if id(env) in covered or env.file in sourced or env.file in job_files(w):
                 continue
             group = [e for e in envs_for_file(w, env.file) if e.file != env.file] + [env]
             groups.append((env, group))

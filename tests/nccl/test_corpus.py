@@ -1,0 +1,36 @@
+"""The NCCL corpus: every file loads without a traceback, and netlint's findings are the reviewed ones."""
+
+from __future__ import annotations
+
+import re
+
+from conftest import ROOT, run_lint
+
+LIST = ROOT / "tests" / "corpus_findings_nccl.md"
+
+
+def _reviewed() -> set[tuple[str, int, int, str]]:
+    rows = set()
+    for line in LIST.read_text(encoding="utf-8").splitlines():
+        m = re.match(r"\|\s*([^|]+?)\s*\|\s*(\d+):(\d+)\s*\|\s*((?:NCCL|XC)\d+)\s*\|", line)
+        if m:
+            rows.add((m.group(1), int(m.group(2)), int(m.group(3)), m.group(4)))
+    return rows
+
+
+def test_every_corpus_file_loads_alone(shared):
+    files = sorted(p for p in (shared / "corpus" / "nccl").rglob("*")
+                   if p.is_file() and p.name != "PROVENANCE.md")
+    assert len(files) == 13
+    for path in files:
+        report = run_lint(path)
+        assert not [f for f in report.findings if f.code == "NL000"], path
+        assert report.workspace.nccl_envs, f"{path.name} was not recognised as an NCCL env"
+
+
+def test_corpus_findings_are_the_reviewed_ones(shared):
+    report = run_lint(shared / "corpus" / "nccl")
+    assert not [f for f in report.findings if f.code.startswith("NL")]
+    got = {(f.span.file, f.span.line, f.span.col, f.code) for f in report.findings
+           if f.code.startswith(("NCCL", "XC"))}
+    assert got == _reviewed()
