@@ -34,3 +34,13 @@ def test_corpus_findings_are_the_reviewed_ones(shared):
     got = {(f.span.file, f.span.line, f.span.col, f.code) for f in report.findings
            if f.code.startswith(("NCCL", "XC"))}
     assert got == _reviewed()
+
+
+def test_example_env_shows_its_fault():
+    report = run_lint(ROOT / "examples")
+    hits = [f for f in report.findings if f.file == "nccl/train.env"]
+    assert [(f.code, f.span.line, f.span.col) for f in hits] == [("XC601", 7, 12)]
+    f = hits[0]
+    assert "NCCL_IB_TC=41 marks DSCP 10, but the inventory's RoCE class is DSCP 26" in f.message
+    assert {r.span.file for r in f.related} == {"inventory.yaml", "switches/leaf01/config_db.json"}
+    assert f.fix.edits[0].replacement == "105" and not f.fix.safe
