@@ -72,12 +72,13 @@ class SonicConfigDbLoader(Loader):
         head = text[:4096]
         if '"sonic-' in head and ':' in head:  # YANG-JSON form: the other loader
             return False
-        if not any(t in text for t in SNIFF):
+        if not any(t in text for t in SNIFF) and not ('"PORT"' in text and '"DEVICE_METADATA"' in text):
             return False
         root, problems = parsed_json(src)
         if root is None:
             return True  # looks like CONFIG_DB and does not parse: report the parse error
-        return isinstance(root, MapNode) and any(k in QOS_TABLES for k in root)
+        return isinstance(root, MapNode) and (any(k in QOS_TABLES for k in root)
+                                              or ("PORT" in root and "DEVICE_METADATA" in root))
 
     def load(self, src: SourceFile) -> Iterator[Any]:
         root, problems = parsed_json(src)
