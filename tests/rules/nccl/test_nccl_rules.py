@@ -39,6 +39,7 @@ EXPECTED: dict[str, dict[str, list[tuple[str, int, int]]]] = {
     "NCCL320": {"bad": [("nccl.env", 1, 1)]},
     "NCCL321": {"bad": [("env.sh", 1, 37), ("env.sh", 2, 28)]},
     "NCCL322": {"bad": [("train.sh", 2, 1)]},
+    "NCCL323": {"bad": [("env.sh", 2, 24)]},
 }
 
 
@@ -129,3 +130,12 @@ def test_not_exported_fix_inserts_export():
     f = _one(_lint("NCCL322", "bad"), "NCCL322", 2)
     e = f.fix.edits[0]
     assert e.replacement == "export " and (e.span.line, e.span.col) == (2, 1) and e.span.start == e.span.end
+
+
+def test_related_locations_of_multi_line_findings():
+    f = _one(_lint("NCCL310", "bad"), "NCCL310", 2)
+    assert [(r.span.file, r.span.line, r.span.col) for r in f.related] == [("inventory.yaml", 13, 14)]
+    f = _one(_lint("NCCL318", "bad"), "NCCL318", 2)
+    assert [(r.span.file, r.span.line, r.span.col) for r in f.related] == [("env.sh", 1, 29)]
+    f = _one(_lint("NCCL323", "bad"), "NCCL323", 2)
+    assert [(r.span.file, r.span.line, r.span.col) for r in f.related] == [("env.sh", 1, 24)]

@@ -1,0 +1,2 @@
+export NCCL_NET_PLUGIN=none
+export NCCL_IB_DISABLE=1
