@@ -117,6 +117,13 @@ def effective(group: Iterable["NcclEnv"]) -> dict[str, "NcclVar"]:
     return out
 
 
+def configures_ib(group: Iterable["NcclEnv"]) -> bool:
+    """The group sets some ``NCCL_IB_*`` variable: its author configures NCCL's IB/RoCE transport here,
+    so a missing one is an omission rather than something set outside the repo (e.g. an image's
+    /etc/nccl.conf)."""
+    return any(v.key.startswith("NCCL_IB_") for e in group for v in e.variables)
+
+
 def incomplete(group: Iterable["NcclEnv"]) -> bool:
     """Some ``source`` in the group did not resolve: an unseen file may set anything."""
     return any(e.has_unresolved_sources for e in group)

@@ -59,7 +59,7 @@ def test_etc_environment_corpus_file(shared):
 
     path = shared / "corpus" / "nccl" / "gcp-cluster-toolkit" / "a4high.etc-environment.env"
     report = run_lint(path)
-    (env,) = envs(report)
+    (env,) = envs(report, path.name)
     assert env.get("NCCL_IB_TC").known == "52" and env.get("NCCL_IB_TC").span.line == 11
     assert env.get("PATH").value.quoted
 
@@ -195,7 +195,7 @@ def test_k8s_fragment_and_comments(shared):
     from conftest import run_lint
 
     path = shared / "corpus" / "nccl" / "aws-samples-awsome-distributed-training" / "llama3_1_8b-fsdp.env-block.yaml"
-    (env,) = envs(run_lint(path))
+    (env,) = envs(run_lint(path), path.name)
     names = [v.key for v in env.variables]
     assert "NCCL_IGNORE_DISABLED_P2P" not in names and "NCCL_NVLS_ENABLE" not in names  # commented out
     assert env.get("NCCL_DEBUG").span.line == 28 and isinstance(env.get("HF_TOKEN").value, Unknown)
@@ -251,6 +251,6 @@ def test_continued_export_block_locates_each_variable(shared):
     from conftest import run_lint
 
     path = shared / "corpus" / "nccl" / "azure-ai-infrastructure-on-azure" / "04-gpt175B.env.sh"
-    (env,) = envs(run_lint(path))
+    (env,) = envs(run_lint(path), path.name)
     assert [(v.key, v.name.span.line, v.name.span.col) for v in env.nccl()][:3] == [
         ("NCCL_SOCKET_IFNAME", 3, 2), ("NCCL_DEBUG", 6, 2), ("NCCL_IB_PCI_RELAXED_ORDERING", 7, 2)]

@@ -95,7 +95,8 @@ class IbTcLossyClass(Rule):
     When the inventory declares the RoCE class (`fabric.roce.dscp`) that intent wins: NCCL's DSCP must
     equal it (whether the switches treat that DSCP right is QOS101's business). `NCCL_IB_TC` unset on a
     RoCE fabric (inventory `transport: roce`) is the same fault with DSCP 0, checked per launch (a job,
-    or an env nobody sources) unless an unresolved `source` or a NIC-level ToS setting could set it.
+    or an env nobody sources) that configures the IB transport (sets some `NCCL_IB_*`), unless an
+    unresolved `source` or a NIC-level ToS setting could set it.
     `NCCL_IB_FIFO_TC` and `NCCL_GIN_IB_TC` are checked the same way when set.
 
     Why: RoCE needs a lossless class. In a lossy one, packets drop under congestion, RDMA
@@ -141,7 +142,7 @@ class IbTcLossyClass(Rule):
         if fabric != "roce" or _nic_sets_tos(ws):
             return
         for anchor, group in scope.launch_groups(ws):
-            if scope.incomplete(group):
+            if scope.incomplete(group) or not scope.configures_ib(group):
                 continue
             eff = scope.effective(group)
             if "NCCL_IB_TC" in eff or _disabled(eff):

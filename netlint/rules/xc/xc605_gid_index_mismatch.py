@@ -26,7 +26,8 @@ class GidIndexMismatch(Rule):
     - `NCCL_IB_GID_INDEX` set to another index than the node group's `roce_gid_index` (error);
     - without a declared index, `0` or `1`, which in the standard mlx5 GID table are the RoCE v1 and
       link-local entries (warning);
-    - unset while `nccl-version` is older than 2.21, where the default was GID 0 (error). Since 2.21
+    - unset, in a launch that sets other `NCCL_IB_*` variables, while `nccl-version` is older than
+      2.21, where the default was GID 0 (error). Since 2.21
       NCCL picks the RoCE v2 IPv4 GID itself, so unset is then fine.
 
     Why: the wrong GID makes QPs use RoCE v1 or a link-local address: "Got completion with error 12
@@ -76,7 +77,7 @@ class GidIndexMismatch(Rule):
         if version is None or not before(version, AUTO_SINCE):
             return
         for anchor, group in scope.launch_groups(ws):
-            if scope.incomplete(group) or any(v.key == "NCCL_IB_GID_INDEX" for e in group for v in e.variables):
+            if scope.incomplete(group) or not scope.configures_ib(group) or any(v.key == "NCCL_IB_GID_INDEX" for e in group for v in e.variables):
                 continue
             rel = f"NCCL {'.'.join(map(str, version))}"
             msg = (f"NCCL_IB_GID_INDEX is not set, and {rel} then uses GID 0 (automatic RoCE v2 selection came "

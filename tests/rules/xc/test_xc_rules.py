@@ -79,7 +79,7 @@ def test_ib_tc_unset_fix_goes_before_the_launch():
     f = _only(run_lint(HERE / "XC601" / "unset"), "XC601")
     assert "not set" in f.message and "DSCP 0" in f.message
     edit = f.fix.edits[0]
-    assert edit.replacement == "export NCCL_IB_TC=14\n" and (edit.span.line, edit.span.col) == (3, 1)
+    assert edit.replacement == "export NCCL_IB_TC=14\n" and (edit.span.line, edit.span.col) == (4, 1)
 
 
 def test_ib_tc_inventory_intent_wins():
