@@ -123,13 +123,17 @@ def env_of_script(file: str, script: Any):
             exported=a.exported or a.scope in ("command", "env") or a.name in exported_later,
             statement=a.span, via=via(a.span.file),
             command=(a.command.name if a.command is not None else None), flags=flags))
-    launches = []
+    launches, launch_spans = [], []
     for cmd in script.commands:
         name = cmd.name
-        if name and name.rsplit("/", 1)[-1] not in BUILTINS and name not in launches:
+        if not name or name.rsplit("/", 1)[-1] in BUILTINS:
+            continue
+        if name not in launches:
             launches.append(name)
+        if cmd.span.file == file and cmd.parent is None:
+            launch_spans.append(cmd.span)
     return NcclEnv(file=file, format="shell", span=Span(file, 1, 1, 1, 1, 0, 0), variables=variables,
-                   sources=sources, launches=launches)
+                   sources=sources, launches=launches, launch_spans=launch_spans)
 
 
 # Commands that only shape the environment: a script running nothing else is an env file.

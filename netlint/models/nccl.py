@@ -122,6 +122,8 @@ class NcclEnv(Model):
     sources: list[SourceRef] = Field(default_factory=list)
     launches: list[str] = Field(default_factory=list,
                                 description="shell: the programs the script runs (not builtins)")
+    launch_spans: list[Span] = Field(default_factory=list,
+                                     description="shell: where this file runs a program (not builtins)")
 
     def nccl(self) -> list[NcclVar]:
         return [v for v in self.variables if v.key.startswith("NCCL_")]
@@ -146,6 +148,21 @@ class NcclEnv(Model):
     @property
     def label(self) -> str:
         return f"{self.file} ({self.scope})" if self.scope else self.file
+
+    def position(self, var: NcclVar) -> int:
+        """Where ``var`` takes effect in this file's text: its own offset, or that of the ``source``
+        line that brought it in (for ordering against :attr:`launch_spans`)."""
+        if var.file == self.file and var.statement is not None:
+            return var.statement.start
+        for span in var.via:
+            if span.file == self.file:
+                return span.start
+        return -1
+
+    def launch_between(self, first: NcclVar, second: NcclVar) -> bool:
+        """A program runs between two assignments (each then applies to a different launch)."""
+        a, b = sorted((self.position(first), self.position(second)))
+        return a >= 0 and any(a < s.start < b for s in self.launch_spans)
 
     @property
     def has_unresolved_sources(self) -> bool:

@@ -12,7 +12,8 @@ class ConflictingAssignments(Rule):
 
     What: within one env (a script with the files it sources, a `.env`, one container's `env:` list,
     one nccl.conf) a variable gets two different values. Assignments inside an `if` netlint cannot
-    decide, one-command prefixes (`NCCL_X=1 cmd`) and values netlint cannot know are not compared.
+    decide, one-command prefixes (`NCCL_X=1 cmd`) and values netlint cannot know are not compared,
+    nor two assignments with a program run between them (a sweep: each value serves its own run).
     The finding sits on the assignment that does **not** take effect, with the winning one as a
     related location (possibly in another file, for a sourced file).
 
@@ -49,7 +50,7 @@ class ConflictingAssignments(Rule):
                 rule = "the first one wins (setenv never overwrites)" if env.format == "nccl.conf" \
                     else "the last one wins"
                 for var in vars_:
-                    if var is winner or var.known == winner.known:
+                    if var is winner or var.known == winner.known or env.launch_between(var, winner):
                         continue
                     where = winner.name.span
                     at = f"line {where.line}" if where.file == var.file else f"{where.file}:{where.line}"
