@@ -17,8 +17,9 @@ class WredThresholdsInvalid(Rule):
     - `min_threshold` (Kmin) greater than `max_threshold` (Kmax): error (SONiC YANG: "max threshold
       must be greater than or equal to min threshold").
     - drop/mark probability (Pmax) outside 0..100 percent: error (YANG range).
-    - a threshold smaller than one MTU while that colour is marked or dropped: warning. A queue holds
-      at least one frame, so every packet is marked (or dropped) and DCQCN throttles all the time.
+    - a threshold smaller than one MTU while that colour is marked or dropped: warning. Marking (or
+      dropping) then starts as soon as a single frame waits in the queue, so ordinary bursts are
+      marked and DCQCN throttles senders almost all the time.
       The MTU is the largest port MTU of the switch, else 1500.
 
     Why: SONiC rejects the first two (`config load` fails); the third silently cripples throughput.
@@ -61,5 +62,5 @@ class WredThresholdsInvalid(Rule):
                         which = "min" if t is lo else "max"
                         yield self.finding(
                             f"WRED profile '{wp.name}': {color} {which} threshold {t.value} B is smaller than one "
-                            f"{mtu}-byte frame: every queued packet is marked or dropped", t.span,
+                            f"{mtu}-byte frame: marking/dropping starts with a single frame queued", t.span,
                             key=key + ":mtu", severity=Severity.WARNING)
