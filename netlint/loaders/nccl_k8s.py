@@ -71,7 +71,6 @@ def _envs_of(file: str, root: Any) -> Iterator[Any]:
     from netlint.findings import Finding
     from netlint.located import MapNode, Scalar
     from netlint.models.nccl import NcclEnv, NcclVar, Unknown
-    from netlint.nccl.build import TEMPLATE
 
     kind = root.get("kind") if isinstance(root, MapNode) else None
     meta = root.get("metadata") if isinstance(root, MapNode) else None

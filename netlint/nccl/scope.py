@@ -159,7 +159,7 @@ def assignments(ws: "Workspace") -> list[tuple["NcclEnv", "NcclVar"]]:
     proper variable name (nccl.conf lines such as ``export NCCL_X=1`` are NCCL309's alone)."""
     def compute(w: "Workspace"):
         seen: dict[tuple, int] = {}
-        out: list[tuple[NcclEnv, NcclVar]] = []
+        out: list[tuple["NcclEnv", "NcclVar"]] = []
         for env in envs(w):
             for var in env.variables:
                 if not NAME.match(var.key) or var.value is None:
@@ -173,7 +173,6 @@ def assignments(ws: "Workspace") -> list[tuple["NcclEnv", "NcclVar"]]:
                     out[at] = (env, var)   # prefer the env of the file that writes the line
         return out
 
-    from netlint.models.nccl import NcclEnv, NcclVar  # noqa: F401  (types for the closure)
     return ws.derived("nccl.assignments", compute)
 
 

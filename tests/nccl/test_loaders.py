@@ -53,8 +53,6 @@ def test_dotenv_unparsable_line_is_located(tmp_path):
 
 
 def test_etc_environment_corpus_file(shared):
-    from pathlib import Path
-
     from conftest import run_lint
 
     path = shared / "corpus" / "nccl" / "gcp-cluster-toolkit" / "a4high.etc-environment.env"
