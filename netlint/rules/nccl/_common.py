@@ -9,11 +9,12 @@ from netlint.nccl.values import int_value
 def settings(ws, name: str):
     """(env, var) for assignments of ``name`` that surely happen with a known value.
 
-    Settings inside an ``if`` netlint could not decide are skipped: judging a *setting* (rather than
-    its syntax) needs to know it applies (research: "silence beats a guess").
+    Settings inside an ``if`` netlint could not decide, empty values (NCCL keeps its default) and
+    shell variables never exported (NCCL322's) are skipped: judging a *setting* (rather than its
+    syntax) needs to know it applies ("silence beats a guess").
     """
     for env, var in scope.nccl_assignments(ws):
-        if var.key == name and var.known is not None and not var.conditional:
+        if var.key == name and var.known and not var.conditional and var.exported:
             yield env, var
 
 
