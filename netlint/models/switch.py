@@ -215,9 +215,13 @@ class Port:
     watchdog: Watchdog | None = None
     queues: dict[int, QueueCfg] = _d()
     pgs: dict[int, PgBinding] = _d()
+    _pfc: frozenset | None = field(default=None, repr=False)
 
-    def pfc_set(self) -> set[int]:
-        return {s.value for s in self.pfc_enable or ()}
+    def pfc_set(self) -> frozenset[int]:
+        """The PFC-enabled priorities (computed once; do not mutate ``pfc_enable`` after rules start)."""
+        if self._pfc is None:
+            self._pfc = frozenset(s.value for s in self.pfc_enable or ())
+        return self._pfc
 
 
 @_obj
@@ -249,6 +253,7 @@ class SwitchQos:
     complete: bool = False
     tables: frozenset = frozenset()             # top-level tables/sections present in the file
     container_span: Span | None = None          # the mapping that holds them (structural fixes)
+    cache: dict = field(default_factory=dict, repr=False)  # derived facts shared by rules
 
     # ---- lookups -------------------------------------------------------------------------------
     def map_for(self, port: Port | None, kind: str) -> QosMap | None:

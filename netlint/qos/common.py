@@ -60,8 +60,11 @@ def fabric_switches(ws: "Workspace") -> list[SwitchQos]:
 
 
 def lossless_ports(sw: SwitchQos) -> list[Port]:
-    """Ports with at least one PFC-enabled priority."""
-    return [p for p in sw.ports.values() if p.pfc_enable]
+    """Ports with at least one PFC-enabled priority (computed once per switch)."""
+    got = sw.cache.get("lossless_ports")
+    if got is None:
+        got = sw.cache["lossless_ports"] = [p for p in sw.ports.values() if p.pfc_enable]
+    return got
 
 
 def is_dual_tor(port: Port) -> bool:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 LIGHT_IN_CABLE_M_S = 1.98e8      # lua: 198000000
@@ -33,6 +34,7 @@ def bytes_on_cable(speed_mbps: int, cable_m: int) -> float:
     return 2 * cable_m * speed_mbps * 1e6 / LIGHT_IN_CABLE_M_S / 8
 
 
+@lru_cache(maxsize=1024)
 def min_xoff(speed_mbps: int, cable_m: int) -> int:
     """The least headroom (bytes) a lossless PG needs at this speed and cable length."""
     need = LOSSLESS_MTU + bytes_on_cable(speed_mbps, cable_m) + MAC_PHY_DELAY + PEER_RESPONSE

@@ -4,7 +4,7 @@ from typing import Iterator
 
 from netlint.findings import Finding, Fix, Related, Severity
 from netlint.qos import switches
-from netlint.qos.common import ROCE_4096_MTU, intent, names
+from netlint.qos.common import ROCE_4096_MTU, intent, lossless_ports, names
 from netlint.qos.edits import replace_token
 from netlint.rules.base import Rule
 
@@ -39,7 +39,7 @@ class PortMtuTooSmall(Rule):
         it = intent(ws)
         fab = it.fabric_mtu.value if it.fabric_mtu is not None else None
         for sw in switches(ws):
-            roce = it.transport == "roce" or bool(sw.lossless_priorities())
+            roce = it.transport == "roce" or bool(lossless_ports(sw))
             need = max(fab or 0, ROCE_4096_MTU if roce else 0)
             if not need:
                 continue

@@ -46,7 +46,7 @@ class HeadroomBelowRequirement(Rule):
             text = ws.text(sw.file)
             short: dict[str, list] = {}
             for port in lossless_ports(sw):
-                if port.speed is None or port.cable_length is None or port.cable_length.value <= 0:
+                if not port.pgs or port.speed is None or port.cable_length is None or port.cable_length.value <= 0:
                     continue
                 need = min_xoff(port.speed.value, port.cable_length.value)
                 tcpg = sw.map_for(port, "tc_to_pg")
