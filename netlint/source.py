@@ -55,6 +55,13 @@ class SourceFile:
     def json_doc(self) -> Document:
         return parse_json(self.path, self.text)
 
+    def __getstate__(self) -> dict:
+        # Parsed trees stay in the worker process: shipping them back costs more than parsing.
+        state = dict(self.__dict__)
+        state.pop("yaml_docs", None)
+        state.pop("json_doc", None)
+        return state
+
     @property
     def suffix(self) -> str:
         return self.abspath.suffix.lower()
