@@ -23,6 +23,20 @@ def add_parser(sub) -> None:
     p.add_argument("--statistics", action="store_true", help="show a count per rule")
     p.add_argument("--quiet", "-q", action="store_true", help="print nothing; only the exit code")
     p.add_argument("--jobs", type=int, default=None, help="worker processes for loading (default: CPUs)")
+    # Integrations (docs/integrations.md): suppressions, baseline, pre-commit, SARIF.
+    p.add_argument("--no-inline-suppressions", action="store_true",
+                   help="ignore `# netlint: disable=...` comments (CI governance)")
+    p.add_argument("--baseline", type=Path, metavar="FILE",
+                   help="do not report findings recorded in this baseline file")
+    p.add_argument("--write-baseline", type=Path, metavar="FILE",
+                   help="record the current findings in FILE and exit 0")
+    p.add_argument("--force-exclude", action="store_true",
+                   help="treat named files like walked ones: config excludes apply, unknown formats are "
+                        "skipped silently (pre-commit)")
+    p.add_argument("--sarif-file", type=Path, metavar="FILE",
+                   help="also write a SARIF report to FILE, whatever --format is")
+    p.add_argument("--sarif-include-suppressed", action="store_true",
+                   help="keep suppressed findings in SARIF (GitHub code scanning would open alerts for them)")
     p.add_argument("--fix", action="store_true", help="apply safe fixes (see docs/fixes.md)")
     p.add_argument("--unsafe-fixes", action="store_true",
                    help="with --fix/--diff/--fix-only: also apply fixes that change the run or the fabric")
@@ -38,7 +52,8 @@ def run(args) -> int:
 
     opts = Options(paths=args.paths or [Path(".")], config_file=args.config, inventory=args.inventory,
                    select=parse_codes(args.select) or None, ignore=parse_codes(args.ignore) or None,
-                   jobs=args.jobs)
+                   jobs=args.jobs, inline_suppressions=not args.no_inline_suppressions,
+                   baseline=args.baseline, force_exclude=args.force_exclude)
     missing = [p for p in opts.paths if not p.exists()]
     if missing:
         sys.stderr.write(f"netlint: error: no such file or directory: {missing[0]}\n")
@@ -53,6 +68,12 @@ def run(args) -> int:
     fix_run = fixcli.apply_fixes(opts, report, args) if fixcli.wanted(args) else None
     if fix_run is not None:
         report = fix_run.report
+    if args.write_baseline is not None:
+        return _write_baseline(args, report)
+    if report.stale_baseline and not args.quiet:
+        sys.stderr.write(f"netlint: {report.stale_baseline} baseline entr"
+                         f"{'y' if report.stale_baseline == 1 else 'ies'} no longer match a finding; "
+                         f"refresh the baseline with --write-baseline {args.baseline}\n")
     fail_on = Severity.parse(args.fail_on or report.config.settings.fail_on)
     failing = [f for f in report.findings if not f.suppressed and f.severity >= fail_on]
     code = 2 if report.internal_error else (1 if failing and not args.exit_zero else 0)
@@ -76,4 +97,21 @@ def run(args) -> int:
             args.output_file.write_text(out, encoding="utf-8")
         else:
             sys.stdout.write(out)
+    if args.sarif_file is not None:
+        args.sarif_file.write_text(render("sarif", report, args), encoding="utf-8")
     return code
+
+
+def _write_baseline(args, report) -> int:
+    from netlint.baseline import Baseline, BaselineError, write
+
+    previous = None
+    if report.workspace.targets is not None and args.write_baseline.is_file():
+        try:
+            previous = Baseline.read(args.write_baseline)
+        except BaselineError:
+            previous = None
+    n = write(args.write_baseline, report.findings, previous, report.workspace.targets)
+    if not args.quiet:
+        sys.stderr.write(f"netlint: wrote {n} finding{'s' if n != 1 else ''} to {args.write_baseline}\n")
+    return 2 if report.internal_error else 0

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import importlib
+import os
+from pathlib import Path
 
 FORMATS = ("text", "json", "sarif", "github")
 
@@ -10,3 +12,42 @@ FORMATS = ("text", "json", "sarif", "github")
 def render(fmt: str, report, options) -> str:
     module = importlib.import_module(f"netlint.reporters.{fmt}")
     return module.render(report, options)
+
+
+def repo_root(report) -> Path:
+    """Where paths for GitHub (annotations, code scanning) are relative to: ``GITHUB_WORKSPACE`` when
+    it holds the project, else the git work tree around the project root, else the project root.
+
+    Reports use paths relative to the netlint configuration's folder, which need not be the
+    repository's root (``examples/netlint.yaml``); GitHub wants repository-relative paths."""
+    root = report.config.root
+    ws = os.environ.get("GITHUB_WORKSPACE")
+    if ws:
+        top = Path(ws).resolve()
+        if top == root or top in root.parents:
+            return top
+    for d in (root, *root.parents):
+        if (d / ".git").exists():
+            return d
+    return root
+
+
+def absolute(report, file: str) -> Path:
+    """The file a display path names (relative to the project root, or to the current directory
+    for files outside it)."""
+    p = Path(file)
+    if p.is_absolute():
+        return p
+    under_root = report.config.root / p
+    if under_root.exists() or not (Path.cwd() / p).exists():
+        return Path(os.path.normpath(under_root))
+    return Path(os.path.normpath(Path.cwd() / p))
+
+
+def repo_path(report, file: str, top: Path | None = None) -> str | None:
+    """``file`` relative to :func:`repo_root` (POSIX), or None when it lies outside."""
+    top = top or repo_root(report)
+    try:
+        return absolute(report, file).relative_to(top).as_posix()
+    except ValueError:
+        return None

@@ -22,12 +22,24 @@ def finding_dict(f) -> dict:
                                 for e in f.fix.edits]}
     if f.suppressed is not None:
         out["suppressed"] = f.suppressed
+        info = f.extra.get("suppression") or {}
+        out["suppression"] = {"kind": "baseline" if info.get("kind") == "external" else "inline",
+                              "reason": info.get("justification", f.suppressed)}
     return out
 
 
 def render(report, options) -> str:
+    """Every finding, suppressed ones included (with ``suppressed``/``suppression``); with
+    ``--statistics`` a ``statistics`` object counts the unsuppressed findings per rule code."""
+    from collections import Counter
+
     from netlint import __version__
 
-    return json.dumps({"version": __version__,
-                       "files": report.files,
-                       "findings": [finding_dict(f) for f in report.findings]}, indent=2) + "\n"
+    doc = {"version": __version__,
+           "files": report.files,
+           "findings": [finding_dict(f) for f in report.findings]}
+    if getattr(options, "statistics", False):
+        doc["statistics"] = dict(sorted(Counter(f.code for f in report.findings if not f.suppressed).items()))
+    if getattr(options, "exit_code", None) is not None:
+        doc["exit_code"] = options.exit_code
+    return json.dumps(doc, indent=2) + "\n"

@@ -17,21 +17,39 @@ def render(report, options) -> str:
             lines.append(f"    fix{tag}: {f.fix.description}")
     if getattr(options, "statistics", False) and shown:
         lines.append("")
-        for code, n in sorted(Counter(f.code for f in shown).items()):
-            lines.append(f"{n:5d}  {code}")
+        lines.extend(statistics(shown))
     lines.append(summary(report, shown))
     return "\n".join(lines) + "\n"
 
 
+def statistics(shown) -> list[str]:
+    """One line per rule, most frequent first: count, code, ``[*]`` when some are fixable, name."""
+    from netlint.rules.base import load_rules
+
+    registry = load_rules()
+    counts = Counter(f.code for f in shown)
+    fixable = {f.code for f in shown if f.fix is not None}
+    width = max(len(c) for c in counts)
+    out = []
+    for code, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
+        name = registry[code].name if code in registry else ""
+        mark = "[*]" if code in fixable else "   "
+        out.append(f"{n:5d}  {code:<{width}}  {mark} {name}".rstrip())
+    return out
+
+
 def summary(report, shown) -> str:
+    suppressed = sum(1 for f in report.findings if f.suppressed)
+    files = f"{len(report.files)} file{'s' if len(report.files) != 1 else ''}"
+    note = f"; {suppressed} suppressed" if suppressed else ""
     if not shown:
-        return f"All checks passed ({len(report.files)} files)."
+        return f"All checks passed ({files}{note})."
     by_level = Counter(str(f.severity) for f in shown)
     parts = [f"{by_level[k]} {k}{'s' if by_level[k] != 1 else ''}"
              for k in ("error", "warning", "info") if by_level[k]]
     fixable = sum(1 for f in shown if f.fix is not None and f.fix.safe)
     unsafe = sum(1 for f in shown if f.fix is not None and not f.fix.safe)
-    text = f"Found {len(shown)} finding{'s' if len(shown) != 1 else ''} ({', '.join(parts)}) in {len(report.files)} files."
+    text = f"Found {len(shown)} finding{'s' if len(shown) != 1 else ''} ({', '.join(parts)}) in {files}{note}."
     if fixable:
         text += f"\n[*] {fixable} fixable with `--fix`."
     if unsafe:
