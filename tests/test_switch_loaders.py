@@ -243,7 +243,23 @@ def test_headroom_bound_is_below_every_vendor_table_row(shared):
             assert min_xoff(r.speed_mbps, r.cable_m) <= r.xoff, (path.name, r)
 
 
-def test_legacy_cumulus_traffic_conf_does_not_crash(shared):
+def test_legacy_cumulus_traffic_conf(shared):
     path = shared / "corpus" / "switch" / "microsoft-SDN-cumulus" / "traffic_RocE_Lossless.conf"
     report = run_lint(path)
-    assert not report.internal_error
+    assert not report.internal_error and not report.findings
+    sw = _switch(report)
+    assert (sw.format, sw.trust.value, len(sw.ports)) == ("cumulus-traffic", "both", 32)
+    assert sw.lossless_priorities().keys() == {4}
+    assert sw.dscp_to_tc(42)[0][0] == 4 and sw.dscp_to_tc(26)[0][0] == 0  # the later cos_4 line wins
+    assert sw.ecn_on_tc(4) is True and sw.wred_profiles["ecn_red_port_group"].green.max_threshold.value == 1536000
+
+
+def test_cumulus_traffic_conf_faults(tmp_path):
+    text = ("traffic.cos_3.priority_source.dscp = [26]\n"
+            "pfc.port_group_list = [g]\npfc.g.cos_list = [4]\npfc.g.port_set = swp1-swp2\n"
+            "ecn_red.port_group_list = [e]\necn_red.e.cos_list = [4]\necn_red.e.port_set = swp1-swp2\n"
+            "ecn_red.e.ecn_enable = false\necn_red.e.min_threshold_bytes = 150000\n"
+            "ecn_red.e.max_threshold_bytes = 1500000\n")
+    report = lint_repo(tmp_path, {"traffic.conf": text})
+    f = only(report, "QOS104")
+    assert at(f) == (8, 24) and f.fix.edits[0].expected == "false" and f.fix.edits[0].replacement == "true"

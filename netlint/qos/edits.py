@@ -52,4 +52,4 @@ def add_key(fmt: str, container: Span, doc_path: tuple, value: Any) -> Edit:
 
 def ecn_on_value(fmt: str) -> object:
     """The value that turns ECN marking on, in the format's own words."""
-    return {"native": True, "nvue": "enable"}.get(fmt, "ecn_all")
+    return {"native": True, "nvue": "enable", "cumulus-traffic": True}.get(fmt, "ecn_all")

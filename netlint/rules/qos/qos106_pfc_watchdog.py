@@ -22,6 +22,7 @@ class PfcWatchdog(Rule):
       lacks a `pfc_enable` priority, or the file has PFC_WD entries (or is a complete config_db
       without `default_pfcwd_status: enable`) and this port has none. Cumulus NVUE: no
       `interface <if> qos pfc-watchdog`, or `state disable`. Native: `pfc.watchdog.enabled` not true.
+      Legacy Cumulus `traffic.conf` configures the watchdog elsewhere and is not judged.
       A rendered `qos.json` without PFC_WD says nothing (SONiC starts the watchdog from
       `default_pfcwd_status` at boot) and is not judged. SONiC dual-ToR ports (PFC 2,3,4,6) watch
       3,4 only by design.
@@ -96,7 +97,7 @@ class PfcWatchdog(Rule):
                 full = sw.complete and sw.format == "sonic"  # YANG test data is not a whole config
                 if (w is None or w.span is None) and (has_table or (full and not started)):
                     missing.append(port)
-            else:
+            elif sw.format in ("native", "nvue"):
                 if port.name.startswith("(") and sw.format == "nvue":
                     continue  # no interface section: nothing said about per-port watchdogs
                 if w is None or w.enabled is None or w.enabled.value is not True:

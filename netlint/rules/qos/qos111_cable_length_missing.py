@@ -13,7 +13,7 @@ class CableLengthMissing(Rule):
 
     What: warns for ports with PFC whose cable length is missing or zero, when the file is where it
     would be written: a SONiC file that has a CABLE_LENGTH table or is a complete config_db, or a
-    native switch file. Cumulus NVUE has a platform default cable length and is not judged.
+    native switch file. Cumulus (NVUE, traffic.conf) has a platform default cable length and is not judged.
 
     Why: SONiC's buffermgrd builds the lossless PG profile from (port speed, cable length); with no
     cable length it retries forever, with `0m` it creates no profile — either way the lossless PG
@@ -37,7 +37,7 @@ class CableLengthMissing(Rule):
 
     def check(self, ws) -> Iterator[Finding]:
         for sw in switches(ws):
-            if sw.format == "nvue":
+            if sw.format in ("nvue", "cumulus-traffic"):
                 continue
             if sw.format in ("sonic", "sonic-yang") and "CABLE_LENGTH" not in sw.tables and \
                     not (sw.complete and sw.format == "sonic"):  # YANG test data is not a whole config
