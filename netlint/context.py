@@ -106,10 +106,13 @@ def context_candidates(given: list[Candidate], config, wanted: Callable[[str, st
 
 
 def kinds_by_file(results: Iterable) -> dict[str, set[str]]:
+    """What each file is, by the loaders that claimed it (a switch that fails validation is still a
+    switch) and by the models it produced."""
     out: dict[str, set[str]] = {}
     for res in results:
-        for kind, _ in res.models:
-            out.setdefault(res.rel, set()).add(kind)
+        ks = set(getattr(res, "kinds", ())) | {kind for kind, _ in res.models}
+        if ks:
+            out.setdefault(res.rel, set()).update(ks)
     return out
 
 
@@ -156,7 +159,7 @@ def expand(ws, results: list, given: set[str], config, wanted: Callable[[str, st
         if env.file in given and scope.is_env_file(ws, env):
             top = (config.root / env.file).parent
             for r in read(discover([top], config, wanted)):
-                if any(k == "jobs" for k, _ in r.models):
+                if "jobs" in kinds_by_file([r]).get(r.rel, ()):
                     jobs.add(r.rel)
                     targets.add(r.rel)
                     add([r])

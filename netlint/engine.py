@@ -43,6 +43,7 @@ class FileResult:
     models: list[tuple[str, Any]]
     findings: list[Finding]
     claimed: bool
+    kinds: frozenset[str] = frozenset()  # collections of the loaders that claimed the file
 
 
 @dataclass
@@ -79,10 +80,12 @@ def load_file(cand: Candidate) -> FileResult:
     models: list[tuple[str, Any]] = []
     findings: list[Finding] = []
     claimed = False
+    kinds: set[str] = set()
     for loader in loaders.values():
         if not _claims(loader, src):
             continue
         claimed = True
+        kinds.add(loader.kind)
         for item in loader.load(src):
             if isinstance(item, Finding):
                 findings.append(item)
@@ -90,7 +93,7 @@ def load_file(cand: Candidate) -> FileResult:
                 models.append((loader.kind, item))
     if not claimed and cand.explicit:
         findings.extend(_unrecognised(src))
-    return FileResult(cand.rel, src, models, findings, claimed)
+    return FileResult(cand.rel, src, models, findings, claimed, frozenset(kinds))
 
 
 def _claims(loader: Loader, src: SourceFile) -> bool:

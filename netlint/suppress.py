@@ -123,11 +123,10 @@ def scan(file: str, text: str) -> tuple[list[Directive], list[tuple[Span, str]]]
 def _parse_body(body: str) -> tuple[str, list[str], str] | str:
     head, sep, reason = body.partition("--")
     head = head.strip()
-    verb, eq, codes_text = head.partition("=")
-    verb = verb.strip().lower()
+    written, eq, codes_text = head.partition("=")
+    verb = written.strip().lower()
     if verb not in VERBS:
-        hint = " (use disable= or disable-file=)"
-        return f"unknown netlint directive '{verb or body}'{hint}"
+        return f"unknown netlint directive '{written.strip() or body}' (use disable= or disable-file=)"
     if not eq or not codes_text.strip():
         return f"'netlint: {verb}' names no rule codes; write {verb}=CODE[,CODE...] -- reason"
     codes = [c.strip().upper() for c in re.split(r"[,\s]+", codes_text) if c.strip()]

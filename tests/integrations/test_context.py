@@ -1,0 +1,117 @@
+"""Runs on some files (pre-commit): netlint loads the context itself, reports on the given files and on
+what depends on a given inventory, switch or env file."""
+
+from __future__ import annotations
+
+import subprocess
+
+from inttools import INVENTORY, _not_on_github, cli, copy_examples, findings, write  # noqa: F401
+
+# A switch in netlint's native format with a fault of its own (NL004: unknown key).
+LAB_SWITCH = "switch: lab\ntrust: dscp\nbogus_key: 1\n"
+CLEAN_ENV = "NCCL_DEBUG=WARN\n"
+
+
+def _files(found) -> set[str]:
+    return {f["file"] for f in found if not f.get("suppressed")}
+
+
+def test_only_the_given_file_is_reported_with_its_context(tmp_path, capsys, monkeypatch):
+    repo = copy_examples(tmp_path / "repo")
+    write(repo, {"nccl/lab.env": "NCCL_DEBUGG=WARN\n", "switches/lab.yaml": LAB_SWITCH})
+    monkeypatch.chdir(repo)
+    rc, everything = findings(capsys, ".")
+    assert len(_files(everything)) > 2
+    rc, found = findings(capsys, "nccl/lab.env")
+    assert rc == 1 and _files(found) == {"nccl/lab.env"}
+    rc, found = findings(capsys, "nccl/lab.env", "--select", "NL")
+    assert rc == 0
+    # The inventory and the switches it names were loaded as context: cross-file rules (XC6xx) see
+    # them. What they find in train.env is the same as in a full run.
+    rc, found = findings(capsys, "nccl/train.env")
+    full = sorted((f["code"], f["line"]) for f in everything if f["file"] == "nccl/train.env")
+    assert sorted((f["code"], f["line"]) for f in found) == full
+
+
+def test_a_given_switch_reports_what_depends_on_it(tmp_path, capsys, monkeypatch):
+    repo = copy_examples(tmp_path / "repo")
+    write(repo, {"switches/lab.yaml": LAB_SWITCH})
+    monkeypatch.chdir(repo)
+    _, everything = findings(capsys, ".")
+    rc, found = findings(capsys, "switches/lab.yaml")
+    assert rc == 1
+    assert "switches/lab.yaml" in _files(found)
+    # every switch, env and job file is a dependent; the inventory is not
+    readers = {f["file"] for f in everything if not f["file"].startswith("inventory")}
+    assert _files(found) == readers
+    assert "inventory.yaml" not in _files(found)
+
+
+def test_a_given_inventory_reports_everything(tmp_path, capsys, monkeypatch):
+    repo = copy_examples(tmp_path / "repo")
+    monkeypatch.chdir(repo)
+    _, everything = findings(capsys, ".")
+    _, found = findings(capsys, "inventory.yaml")
+    key = lambda fs: sorted((f["file"], f["code"], f["line"], f["column"]) for f in fs)  # noqa: E731
+    assert key(found) == key(everything)
+
+
+def test_a_given_env_file_reports_the_jobs_below_it(tmp_path, capsys, monkeypatch):
+    repo = copy_examples(tmp_path / "repo")
+    write(repo, {".env": CLEAN_ENV})
+    monkeypatch.chdir(repo)
+    _, everything = findings(capsys, ".")
+    job_files = {f["file"] for f in everything if f["file"].startswith("jobs/")}
+    rc, found = findings(capsys, ".env")
+    assert _files(found) == job_files
+    assert rc == (1 if job_files else 0)
+
+
+def test_a_given_job_sees_the_env_files_above_it(tmp_path):
+    from netlint.engine import Options, lint
+
+    write(tmp_path, {"netlint.yaml": "", "inventory.yaml": INVENTORY, ".env": "NCCL_IB_TC=106\n", "jobs/other.env": CLEAN_ENV,
+                     "jobs/run.sh": "#!/bin/bash\nexport NCCL_IB_TC=105\nsrun torchrun --nproc_per_node 8 train.py\n",
+                     "unrelated/x.env": "NCCL_DEBUGG=WARN\n"})
+    report = lint(Options(paths=[tmp_path / "jobs" / "run.sh"], jobs=1))
+    env_files = sorted(e.file for e in report.workspace.nccl_envs)
+    assert env_files == [".env", "jobs/other.env", "jobs/run.sh"]
+    assert report.workspace.targets == {"jobs/run.sh"}
+    assert {f.file for f in report.findings} <= {"jobs/run.sh"}
+
+
+def test_a_given_env_alone_loads_no_siblings(tmp_path):
+    from netlint.engine import Options, lint
+
+    write(tmp_path, {"a.env": "NCCL_DEBUGG=WARN\n", "b.env": "NCCL_DEBUG=WARN\n"})
+    report = lint(Options(paths=[tmp_path / "a.env"], jobs=1))
+    assert [e.file for e in report.workspace.nccl_envs] == ["a.env"]
+
+
+def test_force_exclude_skips_what_netlint_does_not_read(tmp_path, capsys, monkeypatch):
+    write(tmp_path, {"inventory.yaml": INVENTORY, "netlint.yaml": "exclude: ['legacy/**']\n",
+                     ".github/workflows/ci.yml": "on: push\njobs: {}\n", "README.md": "# infra\n",
+                     "docker-compose.yml": "services: {}\n", "legacy/old.env": "NCCL_DEBUGG=1\n",
+                     "nccl/a.env": "NCCL_DEBUGG=1\n"})
+    monkeypatch.chdir(tmp_path)
+    named = [".github/workflows/ci.yml", "README.md", "docker-compose.yml", "legacy/old.env"]
+    rc, found = findings(capsys, *named)
+    assert rc == 1 and {"NL007", "NCCL301"} <= {f["code"] for f in found}  # named explicitly: reported
+    rc, found = findings(capsys, "--force-exclude", *named)
+    assert rc == 0 and found == []
+    rc, found = findings(capsys, "--force-exclude", *named, "nccl/a.env")
+    assert rc == 1 and [(f["file"], f["code"]) for f in found] == [("nccl/a.env", "NCCL301")]
+
+
+def test_root_without_config_is_the_git_work_tree(tmp_path, capsys, monkeypatch):
+    # No netlint.yaml: the inventory at the top of the git repository is still the context.
+    repo = copy_examples(tmp_path / "repo")
+    (repo / "netlint.yaml").unlink()
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    monkeypatch.chdir(repo / "nccl")
+    _, found = findings(capsys, "train.env")
+    monkeypatch.chdir(repo)
+    _, full = findings(capsys, ".")
+    assert sorted((f["code"], f["line"]) for f in found) == \
+        sorted((f["code"], f["line"]) for f in full if f["file"] == "nccl/train.env")
+    assert {f["file"] for f in found} <= {"nccl/train.env"}
