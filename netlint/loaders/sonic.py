@@ -331,6 +331,8 @@ class SonicBuilder:
             if isinstance(e, MapNode):
                 sw.lossless_mtu = self.int_field(e, "mtu", "LOSSLESS_TRAFFIC_PATTERN", 68, 9216)
                 break
+        if self.fmt == "sonic-yang":
+            _strip_paths(sw)  # YANG-JSON is list-shaped: CONFIG_DB key paths do not address it
         yield from self.findings
         yield sw
 
@@ -674,6 +676,21 @@ class SonicBuilder:
                 if p is None:
                     p = self.port(str(pname), e.key_span(pname), self.path + ("CABLE_LENGTH", cname, pname))
                 p.cable_length = Scalar(m, v.span, v.raw, v.quoted)
+
+
+def _strip_paths(sw: SwitchQos) -> None:
+    for group in (sw.wred_profiles, sw.schedulers, sw.buffer_pools, sw.buffer_profiles,
+                  *sw.maps.values()):
+        for obj in group.values():
+            obj.path = ()
+    for p in sw.ports.values():
+        p.path, p.qos_path, p.pfc_path = (), None, None
+        for q in p.queues.values():
+            q.path = ()
+        for g in p.pgs.values():
+            g.path = ()
+        if p.watchdog is not None:
+            p.watchdog.path = ()
 
 
 @lru_cache(maxsize=256)

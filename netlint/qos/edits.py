@@ -40,8 +40,13 @@ def stored(fmt: str, value: Any) -> Any:
     return list(value) if isinstance(value, tuple) else value
 
 
+def written(token: Scalar | None) -> bool:
+    """True when ``token`` is text the user wrote (not a platform default netlint filled in)."""
+    return token is not None and bool(token.raw) and token.span.start >= 0
+
+
 def replace_token(fmt: str, token: Scalar, value: Any, text: str | None) -> Edit:
-    """Replace exactly the token ``token`` with ``value`` rendered for ``fmt``."""
+    """Replace exactly the token ``token`` with ``value`` rendered for ``fmt`` (check :func:`written`)."""
     return replace_span(token.span, render(fmt, token, value), text)
 
 
@@ -53,3 +58,20 @@ def add_key(fmt: str, container: Span, doc_path: tuple, value: Any) -> Edit:
 def ecn_on_value(fmt: str) -> object:
     """The value that turns ECN marking on, in the format's own words."""
     return {"native": True, "nvue": "enable", "cumulus-traffic": True}.get(fmt, "ecn_all")
+
+
+def pfc_edit(sw: Any, port: Any, prios: list[int], text: str | None) -> Edit | None:
+    """An edit that sets the port's PFC priorities to ``prios``, or None when netlint cannot write it
+    in that format (NVUE keeps priorities as mapping keys; YANG-JSON as list entries)."""
+    if sw.format in ("nvue",):
+        return None
+    token = port.pfc_enable_token
+    if token is not None and sw.format == "native" and token.span.start >= 0:
+        return replace_span(token.span, render(sw.format, token, prios), text)
+    if written(token):
+        if sw.format == "cumulus-traffic":
+            return replace_span(token.span, "[" + ",".join(map(str, prios)) + "]", text)
+        return replace_token(sw.format, token, prios, text)
+    if port.pfc_path and port.qos_span is not None and sw.format != "sonic-yang":
+        return add_key(sw.format, port.qos_span, port.pfc_path, prios)
+    return None

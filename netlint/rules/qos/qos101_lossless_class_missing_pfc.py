@@ -6,7 +6,7 @@ from netlint.findings import Finding, Fix, Severity
 from netlint.models.switch import Port, SwitchQos
 from netlint.qos import switches
 from netlint.qos.common import RoceIntent, intent, names, queue_of_priority, related_ports
-from netlint.qos.edits import add_key, replace_token
+from netlint.qos.edits import add_key, pfc_edit, replace_token, written
 from netlint.rules.base import Rule
 
 
@@ -94,10 +94,10 @@ class LosslessClassMissingPfc(Rule):
             fix = None
             target = want if want is not None and all(want in p.pfc_set() for p in miss) else None
             if target is not None and qmap is not None:
-                if tc is not None and qmap.entries.get(dscp) is not None:
+                if tc is not None and written(qmap.entries.get(dscp)):
                     fix = Fix(f"map DSCP {dscp} to TC {target} in '{mname}'",
                               (replace_token(sw.format, qmap.entries[dscp], target, text),), safe=False)
-                elif qmap.path:
+                elif tc is None and qmap.path:
                     fix = Fix(f"add DSCP {dscp} → TC {target} to '{mname}'",
                               (add_key(sw.format, qmap.span, qmap.path + (_key(sw, dscp),), target),), safe=False)
                 msg += f"; the inventory's RoCE priority {target} has PFC there"
@@ -109,18 +109,7 @@ class LosslessClassMissingPfc(Rule):
                      why: str) -> Finding:
         first = miss[0]
         span = first.pfc_enable_token.span if first.pfc_enable_token is not None else (first.qos_span or first.span)
-        edits = []
-        seen = set()
-        for p in miss:
-            new = sorted(p.pfc_set() | {prio})
-            if p.pfc_enable_token is not None:
-                if p.pfc_enable_token.span in seen:
-                    continue
-                seen.add(p.pfc_enable_token.span)
-                edits.append(replace_token(sw.format, p.pfc_enable_token, new, text))
-            elif p.pfc_path and (p.qos_span is not None):
-                edits.append(add_key(sw.format, p.qos_span, p.pfc_path, new))
-        fix = Fix(f"enable PFC on priority {prio}", tuple(edits), safe=False) if edits else None
+        fix = _add_pfc_fix(sw, miss, prio, text)
         msg = (f"lossless class missing PFC on priority {prio}: {why}, but {len(miss)} port(s) "
                f"({names(p.name for p in miss)}) do not enable PFC on it")
         return self.finding(msg, span, key=f"{sw.name}:pfc:{prio}", fix=fix,
@@ -174,8 +163,12 @@ def _key(sw: SwitchQos, n: int):
 def _add_pfc_fix(sw: SwitchQos, ports: list[Port], prio: int, text: str | None) -> Fix | None:
     edits, seen = [], set()
     for p in ports:
-        if p.pfc_enable_token is None or p.pfc_enable_token.span in seen:
+        where = p.pfc_enable_token.span if p.pfc_enable_token is not None else p.pfc_path
+        if where in seen:
             continue
-        seen.add(p.pfc_enable_token.span)
-        edits.append(replace_token(sw.format, p.pfc_enable_token, sorted(p.pfc_set() | {prio}), text))
+        seen.add(where)
+        e = pfc_edit(sw, p, sorted(p.pfc_set() | {prio}), text)
+        if e is None:
+            return None  # all or nothing: a partial fix would leave the fabric inconsistent
+        edits.append(e)
     return Fix(f"enable PFC on priority {prio}", tuple(edits), safe=False) if edits else None

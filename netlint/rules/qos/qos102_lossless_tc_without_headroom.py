@@ -5,7 +5,7 @@ from typing import Iterator
 from netlint.findings import Finding, Fix, Severity
 from netlint.qos import switches
 from netlint.qos.common import is_dual_tor, lossless_ports, names
-from netlint.qos.edits import replace_token
+from netlint.qos.edits import replace_token, written
 from netlint.rules.base import Rule
 
 
@@ -69,7 +69,7 @@ class LosslessTcWithoutHeadroom(Rule):
                 token = tcpg.entries.get(tc) if tcpg is not None else None
                 span = token.span if token is not None else (tcpg.span if tcpg else port.span)
                 fix = Fix(f"map TC {tc} to PG {tc}", (replace_token(sw.format, token, tc, text),), safe=False) \
-                    if token is not None else None
+                    if written(token) else None
                 yield self.finding(
                     f"lossless TC {tc} is mapped to PG {pg} in TC→PG map '{mname}', but only PGs "
                     f"{','.join(map(str, sorted(port.pfc_set())))} (pfc_enable) get lossless headroom, on "

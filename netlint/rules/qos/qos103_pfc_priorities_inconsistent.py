@@ -6,7 +6,7 @@ from netlint.findings import Finding, Fix, Related, Severity
 from netlint.models.switch import Port, SwitchQos
 from netlint.qos import switches
 from netlint.qos.common import fabric_switches, intent, is_dual_tor, lossless_ports, names, related_ports
-from netlint.qos.edits import replace_token
+from netlint.qos.edits import pfc_edit
 from netlint.rules.base import Rule
 
 
@@ -73,12 +73,14 @@ class PfcPrioritiesInconsistent(Rule):
             for p in lacking:
                 if p.pfc_enable_token.span not in seen:
                     seen.add(p.pfc_enable_token.span)
-                    edits.append(replace_token(sw.format, p.pfc_enable_token, sorted(p.pfc_set() | {prio}), text))
+                    edits.append(pfc_edit(sw, p, sorted(p.pfc_set() | {prio}), text))
+            fix = Fix(f"enable PFC on priority {prio}", tuple(edits), safe=False) \
+                if edits and None not in edits else None
             yield self.finding(
                 f"PFC priority {prio} is enabled on {len(with_it)} port(s) ({names(p.name for p in with_it)}) "
                 f"but not on {len(lacking)} other PFC port(s) ({names(p.name for p in lacking)}) whose traffic "
                 f"can reach TC {prio}", span, key=f"{sw.name}:pfc-consistency:{prio}",
-                fix=Fix(f"enable PFC on priority {prio}", tuple(edits), safe=False),
+                fix=fix,
                 related=related_ports(sw, with_it, "priority {port} enabled here".replace("{port}", str(prio))
                                       + " ({port})"))
 

@@ -5,7 +5,7 @@ from typing import Iterator
 from netlint.findings import Finding, Fix, Severity
 from netlint.qos import switches
 from netlint.qos.common import lossless_ports, names, queue_of_priority
-from netlint.qos.edits import add_key, ecn_on_value, replace_token
+from netlint.qos.edits import add_key, ecn_on_value, replace_token, written
 from netlint.rules.base import Rule
 
 
@@ -68,7 +68,7 @@ class EcnOffOnLosslessQueue(Rule):
                 if wp.ecn is not None:
                     span = wp.ecn.span
                     fix = Fix("turn ECN marking on", (replace_token(sw.format, wp.ecn, new, text),), safe=False) \
-                        if wp.ecn.raw else None  # a token the user wrote (not a platform default)
+                        if written(wp.ecn) else None  # a token the user wrote (not a platform default)
                 else:
                     span = wp.key_span or wp.span
                     fix = Fix("turn ECN marking on", (add_key(sw.format, wp.span, wp.path + ("ecn",), new),),

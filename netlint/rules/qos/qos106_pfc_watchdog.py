@@ -6,7 +6,7 @@ from netlint.findings import Finding, Fix, Severity
 from netlint.models.switch import Port, SwitchQos
 from netlint.qos import switches
 from netlint.qos.common import is_dual_tor, lossless_ports, names
-from netlint.qos.edits import replace_token
+from netlint.qos.edits import replace_token, written
 from netlint.rules.base import Rule
 
 DETECTION = (100, 5000)      # ms, sonic-pfcwd.yang
@@ -109,21 +109,22 @@ class PfcWatchdog(Rule):
             edits, seen = [], set()
             for p, _ in rows:
                 t = p.watchdog.priorities_token
-                if t is not None and t.span not in seen:
+                if written(t) and t.span not in seen:
                     seen.add(t.span)
                     edits.append(replace_token(sw.format, t, sorted(p.pfc_set()), text))
             yield self.finding(
                 f"PFC watchdog is off for lossless priority {','.join(map(str, lack))} (pfcwd_sw_enable "
                 f"{tok.value!r}, pfc_enable {','.join(map(str, sorted(port.pfc_set())))!r}) on {len(ports)} "
                 f"port(s) ({names(p.name for p in ports)})", tok.span, key=f"{sw.name}:pfcwd:off:{lack}",
-                fix=Fix("watch every PFC priority", tuple(edits), safe=False), severity=Severity.WARNING)
+                fix=Fix("watch every PFC priority", tuple(edits), safe=False) if edits else None,
+                severity=Severity.WARNING)
         if missing:
             port = missing[0]
             w = port.watchdog
             span = (w.enabled.span if w is not None and w.enabled is not None else
                     port.pfc_enable_token.span if port.pfc_enable_token is not None else port.span)
             fix = None
-            if w is not None and w.enabled is not None and w.enabled.raw and w.enabled.value is False:
+            if w is not None and written(w.enabled) and w.enabled.value is False:
                 fix = Fix("enable the PFC watchdog", (replace_token(
                     sw.format, w.enabled, "enable" if sw.format == "nvue" else True, text),), safe=False)
             yield self.finding(

@@ -5,7 +5,7 @@ from typing import Iterator
 from netlint.findings import Finding, Fix, Related, Severity
 from netlint.qos import switches
 from netlint.qos.common import ROCE_4096_MTU, intent, lossless_ports, names
-from netlint.qos.edits import replace_token
+from netlint.qos.edits import replace_token, written
 from netlint.rules.base import Rule
 
 
@@ -56,10 +56,10 @@ class PortMtuTooSmall(Rule):
                 if fab and value < fab:
                     edits, seen = [], set()
                     for _, s in rows:
-                        if s.span not in seen:
+                        if written(s) and s.span not in seen:
                             seen.add(s.span)
                             edits.append(replace_token(sw.format, s, fab, text))
-                    fix = Fix(f"set the port MTU to {fab}", tuple(edits), safe=False)
+                    fix = Fix(f"set the port MTU to {fab}", tuple(edits), safe=False) if edits else None
                 related = [Related(s.span, f"MTU {value} on {n}") for n, s in rows[1:6]]
                 if it.fabric_mtu is not None and fab and value < fab:
                     related.append(Related(it.fabric_mtu.span, "fabric MTU set here"))

@@ -6,7 +6,7 @@ from typing import Iterator
 from netlint.findings import Finding, Fix, Severity
 from netlint.qos import switches
 from netlint.qos.common import lossless_ports, names
-from netlint.qos.edits import replace_token
+from netlint.qos.edits import replace_token, written
 from netlint.qos.headroom import min_xoff
 from netlint.rules.base import Rule
 
@@ -68,4 +68,4 @@ class HeadroomBelowRequirement(Rule):
                     f"{port.speed.value // 1000}G port with {port.cable_length.value} m of cable needs at least "
                     f"({len(ports)} port(s): {names(ports)})", prof.xoff.span, key=f"{sw.name}:headroom:{pname}",
                     fix=Fix(f"raise xoff to at least {target}", (replace_token(sw.format, prof.xoff, target, text),),
-                            safe=False))
+                            safe=False) if written(prof.xoff) else None)
