@@ -298,7 +298,9 @@ class SwitchQos:
         mapping is a platform default nobody wrote), and the ports using that map. A DSCP absent
         from a bound SONiC map goes to the port's default TC (SAI ``QOS_DEFAULT_TC``, 0 unless
         configured), i.e. a lossy class on stock configs; netlint reports None and lets rules
-        decide. A map that is bound but not defined in the file gives ``(None, None, ports)``
+        decide. For other formats an unmapped DSCP's class is unknown (NVUE maps are filled with
+        Cumulus's documented default dscp // 8, so they have no gap; EOS and others have their own
+        defaults), and rules stay silent. A map that is bound but not defined in the file gives ``(None, None, ports)``
         (the dangling reference itself is NL011). ``[]`` when the file binds no DSCP→TC map at all.
         """
         out = []

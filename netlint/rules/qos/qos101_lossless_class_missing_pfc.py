@@ -75,6 +75,8 @@ class LosslessClassMissingPfc(Rule):
             ports = [sw.ports[n] for n in port_names if sw.ports[n].pfc_enable is not None]
             if not ports:
                 continue
+            if tc is None and not sw.format.startswith("sonic"):
+                continue  # only SONiC's fallback (the port default TC 0) is known
             landed = 0 if tc is None else tc  # unmapped DSCP: the port default TC (0)
             miss = [p for p in ports if landed not in p.pfc_set()]
             if not miss:

@@ -16,8 +16,8 @@ def _reachable(sw: SwitchQos, port: Port) -> set[int] | None:
     if m is None:
         return None
     out = {s.value for s in m.entries.values()}
-    if len(m.entries) < 64:
-        out.add(0)  # unmapped DSCPs use the default TC
+    if len(m.entries) < 64 and sw.format.startswith("sonic"):
+        out.add(0)  # unmapped DSCPs use SONiC's port default TC
     return out
 
 

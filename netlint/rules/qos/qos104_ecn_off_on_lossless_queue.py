@@ -73,9 +73,10 @@ class EcnOffOnLosslessQueue(Rule):
                     span = wp.key_span or wp.span
                     fix = Fix("turn ECN marking on", (add_key(sw.format, wp.span, wp.path + ("ecn",), new),),
                               safe=False) if wp.path else None
-                mode = wp.ecn.value if wp.ecn is not None else "ecn_none (default)"
+                mode = (f" ({wp.ecn.value if wp.ecn is not None else 'ecn_none, the default'})"
+                        if sw.format.startswith("sonic") else "")
                 yield self.finding(
-                    f"ECN is off ({mode}) in WRED profile '{name}', used by lossless queue(s) "
+                    f"ECN marking is off{mode} in WRED profile '{name}', used by lossless queue(s) "
                     f"{','.join(map(str, qs))} on {len(ports)} port(s) ({names(p.name for p in ports)})",
                     span, key=f"{sw.name}:wred:{name}:ecn", fix=fix)
             for q, rows in sorted(unbound.items()):

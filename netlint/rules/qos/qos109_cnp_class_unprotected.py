@@ -45,6 +45,8 @@ class CnpClassUnprotected(Rule):
         d = it.cnp_dscp.value
         for sw in switches(ws):
             for tc, span, port_names in sw.dscp_to_tc(d):
+                if tc is None and not sw.format.startswith("sonic"):
+                    continue  # only SONiC's fallback (the port default TC 0) is known
                 landed = 0 if tc is None else tc
                 ports = [sw.ports[n] for n in port_names]
                 qmap = sw.map_for(ports[0], "dscp_to_tc") if ports else None
@@ -64,7 +66,7 @@ class CnpClassUnprotected(Rule):
                     sch = sw.scheduler_of(qc)
                     if sch is not None and sch.type is not None and sch.type.value != "strict" and qmap is not None:
                         others = sorted(k for k, v in qmap.entries.items() if v.value == landed and k != d)
-                        if landed == 0 and len(qmap.entries) < 64:
+                        if landed == 0 and len(qmap.entries) < 64 and sw.format.startswith("sonic"):
                             others.append(-1)
                         if others:
                             shared_nonstrict.append((port, q, sch, others))
