@@ -211,6 +211,11 @@ def test_native_unknown_key_and_wrong_type(tmp_path):
     assert "did you mean 'watchdog'" in next(f for f in report.findings if f.code == "NL004").message
 
 
+def test_switch_name_falls_back_to_the_folder_of_config_db(tmp_path):
+    report = lint_repo(tmp_path, {"spine7/config_db.json": '{"PORT_QOS_MAP": {"Ethernet0": {"pfc_enable": "3"}}}'})
+    assert _switch(report).name == "spine7"
+
+
 def test_inventory_names_the_switch(tmp_path):
     inv = ("cluster: c\nnodes: {count: 1, gpus: 8, gpu: H100-SXM}\nfabric: {transport: roce}\n"
            "switches:\n  - {name: tor-a, config: sw/config_db.json}\n")

@@ -124,10 +124,15 @@ class SonicYangLoader(Loader):
 
 
 def _stem(path: str) -> str:
-    base = path.rsplit("/", 1)[-1]
+    """The file stem; for a generic name (``leaf01/config_db.json``) the folder names the switch."""
+    parts = path.rsplit("/", 2)
+    base = parts[-1]
     for suffix in (".config.json", ".json"):
         if base.endswith(suffix):
-            return base[: -len(suffix)]
+            base = base[: -len(suffix)]
+            break
+    if base == "config_db" and len(parts) > 1:
+        return parts[-2]
     return base
 
 
