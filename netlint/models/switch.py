@@ -282,7 +282,7 @@ class SwitchQos:
         for port in self.ports.values():
             for s in port.pfc_enable or ():
                 spans = out.setdefault(s.value, [])
-                if s.span not in spans:
+                if not any(x is s.span for x in spans):  # identity: positions stay unresolved
                     spans.append(s.span)
         return dict(sorted(out.items()))
 

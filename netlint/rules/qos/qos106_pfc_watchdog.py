@@ -60,16 +60,16 @@ class PfcWatchdog(Rule):
         if poll is not None and not POLL[0] <= poll.value <= POLL[1]:
             yield self.finding(f"PFC watchdog POLL_INTERVAL {poll.value} ms is outside {POLL[0]}..{POLL[1]} ms",
                                poll.span, key=f"{sw.name}:pfcwd:poll")
-        seen = set()
+        seen: set[int] = set()
         for port in sw.ports.values():
             w = port.watchdog
-            if w is None or w.span in seen:
+            if w is None:
                 continue
-            seen.add(w.span)
             for label, val, (lo, hi) in (("detection_time", w.detection_ms, DETECTION),
                                          ("restoration_time", w.restoration_ms, RESTORATION)):
-                if val is None:
+                if val is None or id(val) in seen:  # a shared (switch-wide) value is judged once
                     continue
+                seen.add(id(val))
                 if not lo <= val.value <= hi:
                     yield self.finding(f"PFC watchdog {label} {val.value} ms on {port.name} is outside {lo}..{hi} ms",
                                        val.span, key=f"{sw.name}:pfcwd:{port.name}:{label}")
