@@ -22,19 +22,105 @@ except AttributeError:  # pragma: no cover - depends on how PyYAML was built
     _Loader = yaml.SafeLoader
 
 
-class Span(NamedTuple):
-    """Where a value sits: 1-based line/column, end exclusive; ``start``/``end`` are str offsets."""
+_FIELDS = ("file", "line", "col", "end_line", "end_col", "start", "end")
 
-    file: str
-    line: int
-    col: int
-    end_line: int
-    end_col: int
-    start: int = -1
-    end: int = -1
+
+class Span:
+    """Where a value sits: 1-based line/column, end exclusive; ``start``/``end`` are str offsets.
+
+    Behaves like a named tuple of those seven fields. A span may be *deferred*: JSON documents are
+    read with the C ``json`` module (27x faster than composing them with libyaml) and their
+    positions are computed only when some span of that document is first looked at — which for a
+    clean file is never. ``file`` never needs resolving.
+    """
+
+    __slots__ = ("file", "_line", "_col", "_end_line", "_end_col", "_start", "_end", "_doc")
+
+    def __init__(self, file: str, line: int, col: int, end_line: int, end_col: int,
+                 start: int = -1, end: int = -1):
+        self.file = file
+        self._line, self._col, self._end_line, self._end_col = line, col, end_line, end_col
+        self._start, self._end = start, end
+        self._doc = None
+
+    @classmethod
+    def deferred(cls, doc: "_LazyJson") -> "Span":
+        span = cls.__new__(cls)
+        span.file = doc.file
+        span._doc = doc
+        return span
+
+    @classmethod
+    def later(cls, file: str, compute) -> "Span":
+        """A span computed by ``compute()`` (returning a Span) the first time it is looked at."""
+        span = cls.__new__(cls)
+        span.file = file
+        span._doc = _Later(span, compute)
+        return span
+
+    @property
+    def deferred_now(self) -> bool:
+        return self._doc is not None
+
+    def _set(self, other: "Span") -> None:
+        self._line, self._col, self._end_line, self._end_col = other.line, other.col, other.end_line, other.end_col
+        self._start, self._end = other.start, other.end
+        self._doc = None
+
+    def _resolved(self) -> "Span":
+        if self._doc is not None:
+            self._doc.resolve()
+        return self
+
+    line = property(lambda self: self._resolved()._line)
+    col = property(lambda self: self._resolved()._col)
+    end_line = property(lambda self: self._resolved()._end_line)
+    end_col = property(lambda self: self._resolved()._end_col)
+    start = property(lambda self: self._resolved()._start)
+    end = property(lambda self: self._resolved()._end)
+
+    def astuple(self) -> tuple:
+        return (self.file, self.line, self.col, self.end_line, self.end_col, self.start, self.end)
+
+    def _replace(self, **changes) -> "Span":
+        values = dict(zip(_FIELDS, self.astuple()))
+        values.update(changes)
+        return Span(**values)
+
+    def __iter__(self):
+        return iter(self.astuple())
+
+    def __getitem__(self, index):
+        return self.astuple()[index]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Span):
+            return self.astuple() == other.astuple()
+        if isinstance(other, tuple):
+            return self.astuple() == other
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.astuple())
+
+    def __reduce__(self):
+        return (Span, self.astuple())
+
+    def __repr__(self) -> str:
+        return "Span(" + ", ".join(f"{k}={v!r}" for k, v in zip(_FIELDS, self.astuple())) + ")"
 
     def __str__(self) -> str:
         return f"{self.file}:{self.line}:{self.col}"
+
+
+class _Later:
+    __slots__ = ("target", "compute")
+
+    def __init__(self, target: Span, compute):
+        self.target, self.compute = target, compute
+
+    def resolve(self) -> None:
+        self.target._set(self.compute())
 
 
 class ParseError(Exception):
@@ -142,7 +228,6 @@ _TAG = "tag:yaml.org,2002:"
 _safe = yaml.constructor.SafeConstructor()
 _resolver = yaml.resolver.Resolver()
 _JSON_INT = re.compile(r"-?(0|[1-9][0-9]*)\Z")
-_new_span = tuple.__new__  # skips NamedTuple's Python-level __new__: this runs once per node
 _EV_SCALAR, _EV_MAP, _EV_SEQ, _EV_ALIAS = (yaml.ScalarEvent, yaml.MappingStartEvent,
                                           yaml.SequenceStartEvent, yaml.AliasEvent)
 _EV_END = (yaml.MappingEndEvent, yaml.SequenceEndEvent)
@@ -178,7 +263,7 @@ class _Builder:
                     anchor = ev.anchor
                 elif cls is _EV_MAP or cls is _EV_SEQ:
                     sm = ev.start_mark
-                    span = _new_span(Span, (file, sm.line + 1, sm.column + 1, 0, 0, sm.index, -1))
+                    span = Span(file, sm.line + 1, sm.column + 1, 0, 0, sm.index, -1)
                     container = MapNode(span) if cls is _EV_MAP else SeqNode(span)
                     if ev.anchor:
                         self.anchors[ev.anchor] = container
@@ -188,8 +273,7 @@ class _Builder:
                     container, _, merges = stack.pop()
                     em = ev.end_mark
                     sp = container.span
-                    container.span = _new_span(Span, (sp[0], sp[1], sp[2], em.line + 1, em.column + 1,
-                                                      sp[5], em.index))
+                    sp._end_line, sp._end_col, sp._end = em.line + 1, em.column + 1, em.index
                     if merges:
                         self.merge(container, merges)
                     value, anchor = container, None
@@ -252,8 +336,7 @@ class _Builder:
     def scalar(self, ev: Any) -> Scalar:
         text = ev.value
         sm, em = ev.start_mark, ev.end_mark
-        span = _new_span(Span, (self.file, sm.line + 1, sm.column + 1, em.line + 1, em.column + 1,
-                                sm.index, em.index))
+        span = Span(self.file, sm.line + 1, sm.column + 1, em.line + 1, em.column + 1, sm.index, em.index)
         style = ev.style
         if style:  # quoted or block scalars are strings
             return Scalar(text, span, text, style in ("'", '"'))
@@ -328,26 +411,102 @@ def _run(b: _Builder, file: str, text: str) -> list[Any]:
 
 
 def parse_json(file: str, text: str) -> Document:
-    """A JSON document with spans. Errors carry json's own line and column.
+    """A JSON document with (deferred) spans. Errors carry json's own line and column.
 
-    ``json.loads`` (C, cheap) decides validity — YAML would accept trailing commas and comments —
-    then the libyaml event stream gives the positions.
+    ``json.loads`` (C) decides validity and gives the values; positions come from libyaml's event
+    stream only when a span is first needed (:class:`_LazyJson`). A document with duplicate keys is
+    located eagerly, so NL009 can point at the second key.
     """
+    duplicated: list[bool] = []
+
+    def pairs(items: list) -> dict:
+        out = dict(items)
+        if len(out) != len(items):
+            duplicated.append(True)
+        return out
+
     try:
-        data = json.loads(text)
+        data = json.loads(text, object_pairs_hook=pairs)
     except json.JSONDecodeError as exc:
         off = exc.pos
         span = Span(file, exc.lineno, exc.colno, exc.lineno, exc.colno + 1, off, off + 1)
         raise ParseError(exc.msg, span) from None
-    b = _Builder(file, json_mode=True)
-    try:
-        roots = b.documents(text)
-    except (yaml.YAMLError, ParseError):
-        roots = None
-    if roots and len(roots) == 1:
-        return Document(roots[0], b.duplicates)
-    whole = Span(file, 1, 1, 1, 1, 0, 0)  # valid JSON that YAML 1.1 rejects (e.g. tabs): no positions
-    return Document(_unlocated(data, whole), [])
+    if duplicated:
+        b = _Builder(file, json_mode=True)
+        try:
+            roots = b.documents(text)
+        except (yaml.YAMLError, ParseError):
+            roots = None
+        if roots and len(roots) == 1:
+            return Document(roots[0], b.duplicates)
+    lazy = _LazyJson(file, text)
+    lazy.root = lazy.build(data)
+    return Document(lazy.root, [])
+
+
+class _LazyJson:
+    """Values from ``json.loads`` now; every span of the document filled in on first use."""
+
+    def __init__(self, file: str, text: str):
+        self.file = file
+        self.text = text
+        self.root: Any = None
+
+    def build(self, value: Any) -> Any:
+        kind = type(value)
+        if kind is dict:
+            node = MapNode(Span.deferred(self))
+            keys = node.keys_at
+            for k, v in value.items():
+                node[k] = self.build(v)
+                keys[k] = Scalar(k, Span.deferred(self), k, True)
+        elif kind is list:
+            node = SeqNode(Span.deferred(self))
+            node.extend([self.build(v) for v in value])
+        elif kind is str:
+            node = Scalar(value, Span.deferred(self), value, True)
+        else:
+            raw = "null" if value is None else ("true" if value is True else "false") \
+                if kind is bool else repr(value)
+            node = Scalar(value, Span.deferred(self), raw)
+        return node
+
+    def resolve(self) -> None:
+        root, self.root = self.root, None
+        if root is None:
+            return  # already resolved (or being resolved)
+        try:
+            located = _Builder(self.file, json_mode=True).documents(self.text)
+        except (yaml.YAMLError, ParseError):
+            located = []
+        if len(located) == 1:
+            _fill(root, located[0])
+        whole = Span(self.file, 1, 1, 1, 1, 0, 0)
+        for _, node in walk(root):  # anything YAML could not place points at the file's start
+            for span in _spans_of(node):
+                if span._doc is self:
+                    span._set(whole)
+
+
+def _spans_of(node: Any) -> list:
+    spans = [node.span]
+    if isinstance(node, MapNode):
+        spans.extend(k.span for k in node.keys_at.values())
+    return spans
+
+
+def _fill(lazy: Any, real: Any) -> None:
+    lazy.span._set(real.span)
+    if isinstance(lazy, MapNode) and isinstance(real, MapNode):
+        for k, child in lazy.items():
+            other = real.get(k)
+            if other is None:
+                continue
+            lazy.keys_at[k].span._set(real.key_span(k))
+            _fill(child, other)
+    elif isinstance(lazy, SeqNode) and isinstance(real, SeqNode):
+        for a, b in zip(lazy, real):
+            _fill(a, b)
 
 
 def _unlocated(value: Any, span: Span) -> Any:

@@ -51,6 +51,8 @@ def inner_span(token: Scalar, offset: int, length: int) -> Span:
     Falls back to the token's span when the token spans lines or has escapes.
     """
     sp = token.span
+    if sp.deferred_now:  # a JSON position not computed yet: compute this one only if looked at
+        return Span.later(sp.file, lambda: inner_span(token, offset, length))
     if sp.line != sp.end_line or sp.start < 0 or "\\" in (token.raw or ""):
         return sp
     shift = 1 if token.quoted else 0
