@@ -48,11 +48,18 @@ def inner_span(token: Scalar, offset: int, length: int) -> Span:
     """The span of ``raw[offset:offset+length]`` inside a single-line scalar token.
 
     A quoted JSON/YAML string's span includes its quotes; the content starts one column later.
-    Falls back to the token's span when the token spans lines or has escapes.
+    Falls back to the token's span when the token spans lines or has escapes. When the token's own
+    position is deferred (JSON positions are computed on first use), so is this one.
     """
     sp = token.span
-    if sp.deferred_now:  # a JSON position not computed yet: compute this one only if looked at
-        return Span.later(sp.file, lambda: inner_span(token, offset, length))
+    later = getattr(Span, "later", None)
+    if later is not None and getattr(sp, "deferred_now", False):
+        return later(sp.file, lambda: _inner_now(token, offset, length))
+    return _inner_now(token, offset, length)
+
+
+def _inner_now(token: Scalar, offset: int, length: int) -> Span:
+    sp = token.span  # reading line/start resolves a deferred parent first
     if sp.line != sp.end_line or sp.start < 0 or "\\" in (token.raw or ""):
         return sp
     shift = 1 if token.quoted else 0
