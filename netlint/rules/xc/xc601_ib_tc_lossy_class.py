@@ -28,10 +28,13 @@ def _transport(ws):
 
 
 def _switches(ws):
+    """The switches of this cluster's fabric: those the inventory lists. Without an inventory
+    nothing says an env file and a switch config belong to one cluster, so joining them would be a
+    guess (a folder of configs from several clusters would be cross-checked against each other)."""
     from netlint.models.switch import SwitchQos
-    from netlint.qos import switches
+    from netlint.qos.common import fabric_switches
 
-    return [sw for sw in switches(ws) if isinstance(sw, SwitchQos) and sw.has_pfc_info()]
+    return [sw for sw in fabric_switches(ws) if isinstance(sw, SwitchQos) and sw.has_pfc_info()]
 
 
 def _landing(sw, dscp):
@@ -97,7 +100,9 @@ class IbTcLossyClass(Rule):
     RoCE fabric (inventory `transport: roce`) is the same fault with DSCP 0, checked per launch (a job,
     or an env nobody sources) that configures the IB transport (sets some `NCCL_IB_*`), unless an
     unresolved `source` or a NIC-level ToS setting could set it.
-    `NCCL_IB_FIFO_TC` and `NCCL_GIN_IB_TC` are checked the same way when set.
+    `NCCL_IB_FIFO_TC` and `NCCL_GIN_IB_TC` are checked the same way when set. Only the switches the
+    inventory lists are joined with the env files: without an inventory nothing says they are one
+    cluster, and the rule stays silent rather than guess.
 
     Why: RoCE needs a lossless class. In a lossy one, packets drop under congestion, RDMA
     retransmits go-back-N and NCCL bandwidth collapses or jobs hang on error 12 timeouts; PFC never
