@@ -156,6 +156,7 @@ def apply(findings: list[Finding], texts: dict[str, str], config: Config,
     """
     require_reason = config.settings.require_suppression_reason
     known = list(known)
+    families = {k.rstrip("0123456789") for k in known}
     nccl_conf = set(nccl_conf_files)
     out = Outcome()
     by_file: dict[str, list[Directive]] = {}
@@ -173,7 +174,7 @@ def apply(findings: list[Finding], texts: dict[str, str], config: Config,
                     "value; put it on a line of its own above", d.span, Severity.WARNING,
                     key=f"trailing:{','.join(d.codes)}"))
                 continue
-            unknown = [c for c in d.codes if c != "ALL" and known and not any(k.startswith(c) for k in known)]
+            unknown = [c for c in d.codes if _unknown(c, known, families)]
             for c in unknown:
                 out.findings.append(Finding("NL022", f"'{c}' in this suppression matches no netlint rule",
                                             d.span, Severity.WARNING, key=f"unknown:{c}"))
@@ -215,6 +216,14 @@ def apply(findings: list[Finding], texts: dict[str, str], config: Config,
         if unused:
             out.findings.append(_unused(d, unused, texts[d.file]))
     return out
+
+
+def _unknown(code: str, known: list[str], families: set[str]) -> bool:
+    """A code in one of netlint's families (NL, QOS, NCCL, ...) that names no rule: a typo. Codes of
+    other families (an organisation's policy rules, ORG001) are taken on trust."""
+    if code == "ALL" or not known or any(k.startswith(code) for k in known):
+        return False
+    return any(code.startswith(f) for f in families)
 
 
 def _enabled_any(code: str, file: str, enabled: Callable[[str, str], bool], known: list[str]) -> bool:

@@ -176,6 +176,16 @@ def test_invalid_directives(tmp_path, capsys, comment, words):
     assert words in bad["message"] and bad["line"] == 4
 
 
+def test_policy_codes_are_taken_on_trust(tmp_path, capsys):
+    # ORG001 is no built-in rule, but an organisation's policy may define it: no NL022, and since it
+    # suppressed nothing here, it is reported as unused like any other code.
+    write(tmp_path, {"inventory.yaml": INVENTORY + "fabrik: {}  # netlint: disable=ORG001,NL004 -- x\n"})
+    rc, found = findings(capsys, tmp_path)
+    assert "NL022" not in codes(found)
+    (unused,) = _by_code(found, "NL020")
+    assert "ORG001" in unused["message"]
+
+
 def test_hash_inside_a_word_is_not_a_comment(tmp_path, capsys):
     write(tmp_path, {"inventory.yaml": INVENTORY + "fabrik: 'a#netlint: disable=NL004'\n"})
     rc, found = findings(capsys, tmp_path)

@@ -37,7 +37,9 @@ class SuppressionWithoutReason(_SuppressionRule):
 
 class InvalidSuppression(_SuppressionRule):
     """A `# netlint:` comment that cannot be used: an unknown directive (only `disable=` and
-    `disable-file=` exist), no rule codes, a code that matches no rule, a `disable=` comment followed by
+    `disable-file=` exist), no rule codes, a code of a netlint family (NL, QOS, NCCL, ...) that matches
+no rule (codes of other families, such as an organisation's policy rules, are taken on trust), a
+`disable=` comment followed by
     a blank line (it covers nothing), or a trailing directive in `nccl.conf` (NCCL reads everything
     after `=` as the value, comments included, so the directive must sit on a line of its own). It
     suppresses nothing.
