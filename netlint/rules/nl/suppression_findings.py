@@ -36,13 +36,14 @@ class SuppressionWithoutReason(_SuppressionRule):
 
 
 class InvalidSuppression(_SuppressionRule):
-    """A `# netlint:` comment that cannot be used: an unknown directive (only `disable=` and
-    `disable-file=` exist), no rule codes, a code of a netlint family (NL, QOS, NCCL, ...) that matches
-no rule (codes of other families, such as an organisation's policy rules, are taken on trust), a
-`disable=` comment followed by
-    a blank line (it covers nothing), or a trailing directive in `nccl.conf` (NCCL reads everything
-    after `=` as the value, comments included, so the directive must sit on a line of its own). It
-    suppresses nothing.
+    """A `# netlint:` comment that cannot be used. It suppresses nothing. The causes:
+
+    - an unknown directive (only `disable=` and `disable-file=` exist), or no rule codes;
+    - a code of a netlint family (NL, QOS, NCCL, ...) that matches no rule, i.e. a typo (codes of
+      other families, such as an organisation's policy rules, are taken on trust);
+    - a `disable=` comment followed by a blank line: it covers nothing;
+    - a trailing directive in `nccl.conf`: NCCL reads everything after `=` as the value, comments
+      included, so the directive must sit on a line of its own.
 
     Bad: `# netlint: disable-line=QOS101`. Good: `# netlint: disable=QOS101 -- reason`."""
 
