@@ -200,3 +200,37 @@ def test_exit_code_recorded_in_invocation(tmp_path, capsys):
     assert rc == 0
     log = json.loads(out.read_text())
     assert log["runs"][0]["invocations"][0]["exitCode"] == 0 and len(log["runs"][0]["results"]) == 1
+
+
+def test_examples_suppressed_finding_is_not_in_sarif(tmp_path, capsys):
+    """Acceptance: suppress one finding of examples/ inline; it leaves the SARIF (by fingerprint)."""
+    repo = copy_examples(tmp_path / "repo")
+    _, log = _sarif(capsys, repo)
+    results = log["runs"][0]["results"]
+
+    def file_of(r):
+        return r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+
+    order = (".env", ".sh", ".yaml", ".yml")
+    candidates = sorted((r for r in results if file_of(r).endswith(order)),
+                        key=lambda r: [file_of(r).endswith(s) for s in order].index(True))
+    if not candidates:
+        pytest.skip("no finding in a file with comments in examples/ today")
+    target = candidates[0]
+    path = repo / file_of(target)
+    line = target["locations"][0]["physicalLocation"]["region"]["startLine"]
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    indent = lines[line - 1][: len(lines[line - 1]) - len(lines[line - 1].lstrip())]
+    lines.insert(line - 1, f"{indent}# netlint: disable={target['ruleId']} -- accepted in this test\n")
+    path.write_text("".join(lines), encoding="utf-8")
+    _, after = _sarif(capsys, repo)
+    sarif_validator().validate(after)
+    fps = [r["partialFingerprints"]["netlintFingerprint/v1"] for r in after["runs"][0]["results"]]
+    assert target["partialFingerprints"]["netlintFingerprint/v1"] not in fps
+    assert len(fps) == len(results) - sum(
+        1 for r in results if r["ruleId"] == target["ruleId"] and file_of(r) == file_of(target)
+        and r["locations"][0]["physicalLocation"]["region"]["startLine"] == line)
+    _, included = _sarif(capsys, repo, "--sarif-include-suppressed")
+    sup = [r for r in included["runs"][0]["results"] if r.get("suppressions")]
+    assert target["partialFingerprints"]["netlintFingerprint/v1"] in \
+        [r["partialFingerprints"]["netlintFingerprint/v1"] for r in sup]
