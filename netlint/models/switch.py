@@ -17,7 +17,15 @@ switch into ``ws.switches``. Rules never need to know which format it came from.
   nothing about DSCP classification (unknown: stay silent).
 - ``sw.pfc_enabled_on(tc_or_priority) -> bool``, ``sw.ecn_on_tc(tc) -> bool | None`` (None =
   unknown), ``sw.queue_of_tc(tc) -> int | None``, ``sw.pg_of_tc(tc) -> int | None``.
-- ``sw.port_mtus() -> list[(port, Scalar)]``, ``sw.ports: dict[str, Port]``.
+- ``sw.port_mtus() -> list[(port, Scalar)]``, ``sw.ports: dict[str, Port]``; ``port.pfc_set()``
+  (frozenset of PFC priorities), ``sw.has_pfc_info()`` (does any port say which priorities are
+  lossless — if not, stay silent), ``sw.map_for(port, kind)``, ``sw.wred_of(queue)``,
+  ``sw.scheduler_of(queue)``, ``sw.profile_of(pg)``.
+- Positions: read ``.span`` fields only when reporting. JSON positions are computed on first use,
+  so comparing or hashing spans of a clean file costs a full re-parse; compare objects instead.
+- Fix text: ``netlint.qos.edits`` renders values in the file's own format (``replace_token``,
+  ``add_key``, ``pfc_edit``); edit only tokens for which ``edits.written(token)`` is true
+  (platform defaults carry the span of the statement that implies them, not a token).
 - Named objects are kept once, with their own spans: ``sw.maps[kind][name]`` (:class:`QosMap`;
   kinds in :data:`MAP_KINDS`), ``sw.wred_profiles``, ``sw.schedulers``, ``sw.buffer_pools``,
   ``sw.buffer_profiles``. Ports reference them by name (``port.maps[kind]`` is a Scalar naming
@@ -40,9 +48,8 @@ from it) and then converted.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Iterable, Literal
-
 from dataclasses import dataclass, field
+from typing import Annotated, Any, Iterable, Literal
 
 from pydantic import Field, WithJsonSchema, field_validator
 
