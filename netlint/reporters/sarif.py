@@ -57,7 +57,7 @@ class _Paths:
         rel = repo_path(self.report, file, self.top)
         if rel is None:
             return {"uri": absolute(self.report, file).as_uri()}
-        return {"uri": quote(rel, safe="/._-~"), "uriBaseId": SRCROOT}
+        return {"uri": quote(rel, safe="/._-~") or ".", "uriBaseId": SRCROOT}  # never "": GitHub rejects it
 
     def _line(self, file: str, line: int) -> str | None:
         if file not in self._lines:
