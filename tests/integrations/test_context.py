@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import subprocess
 
-from inttools import INVENTORY, _not_on_github, cli, copy_examples, findings, write  # noqa: F401
+from inttools import INVENTORY, _not_on_github, copy_examples, findings, write  # noqa: F401
 
 # A switch in netlint's native format with a fault of its own (NL004: unknown key).
 LAB_SWITCH = "switch: lab\ntrust: dscp\nbogus_key: 1\n"

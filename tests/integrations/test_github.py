@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import re
-import subprocess
 
-import pytest
 
 from inttools import INVENTORY, _not_on_github, cli, copy_examples, write  # noqa: F401
 from netlint.findings import Finding, Fix, Related, Severity
