@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 
-
 from inttools import INVENTORY, _not_on_github, cli, copy_examples, write  # noqa: F401
 from netlint.findings import Finding, Fix, Related, Severity
 from netlint.located import Span
