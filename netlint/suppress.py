@@ -76,7 +76,7 @@ def scan(file: str, text: str) -> tuple[list[Directive], list[tuple[Span, str]]]
     problems: list[tuple[Span, str]] = []
     if "netlint" not in text:
         return directives, problems
-    lines = text.splitlines(keepends=True)
+    lines = re.findall(r"[^\n]*\n|[^\n]+\Z", text)  # '\n' only: the line numbers parsers report
     offset = 0
     pending: list[Directive] = []  # own-line directives waiting for the line they cover
     for lineno, raw in enumerate(lines, 1):
