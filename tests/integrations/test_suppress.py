@@ -203,3 +203,14 @@ def test_text_output_hides_suppressed_and_counts_them(tmp_path, capsys):
     rc, out, _ = cli(capsys, "check", "--format", "text", tmp_path)
     assert rc == 0
     assert "NL004" not in out and "1 suppressed" in out
+
+
+def test_crlf_files(tmp_path, capsys):
+    text = (INVENTORY + "fabrik: {}  # netlint: disable=NL004 -- x\n# netlint: disable=NL009 -- stale\nnote: 1\n")
+    (tmp_path / "inventory.yaml").write_bytes(text.replace("\n", "\r\n").encode())
+    rc, found = findings(capsys, tmp_path, "--ignore", "NL004")
+    (unused,) = _by_code(found, "NL020")
+    assert unused["line"] == 5
+    cli(capsys, "check", "--fix", "--select", "NL", "--ignore", "NL004", tmp_path)
+    after = (tmp_path / "inventory.yaml").read_bytes().decode()
+    assert after == (INVENTORY + "fabrik: {}  # netlint: disable=NL004 -- x\nnote: 1\n").replace("\n", "\r\n")
