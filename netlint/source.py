@@ -55,6 +55,10 @@ class SourceFile:
     def json_doc(self) -> Document:
         return parse_json(self.path, self.text)
 
+    def drop_parsed(self) -> None:
+        self.__dict__.pop("yaml_docs", None)
+        self.__dict__.pop("json_doc", None)
+
     def __getstate__(self) -> dict:
         # Parsed trees stay in the worker process: shipping them back costs more than parsing.
         state = dict(self.__dict__)

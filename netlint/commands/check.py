@@ -22,7 +22,7 @@ def add_parser(sub) -> None:
                    help="lowest severity that makes the exit code 1 (default: warning)")
     p.add_argument("--statistics", action="store_true", help="show a count per rule")
     p.add_argument("--quiet", "-q", action="store_true", help="print nothing; only the exit code")
-    p.add_argument("--jobs", type=int, default=None, help="worker processes for loading (default: CPUs)")
+    p.add_argument("--jobs", type=int, default=None, help="worker processes for loading (default: 1)")
     # Integrations (docs/integrations.md): suppressions, baseline, pre-commit, SARIF.
     p.add_argument("--no-inline-suppressions", action="store_true",
                    help="ignore `# netlint: disable=...` comments (CI governance)")
