@@ -51,3 +51,12 @@ def repo_path(report, file: str, top: Path | None = None) -> str | None:
         return absolute(report, file).relative_to(top).as_posix()
     except ValueError:
         return None
+
+
+def cwd_path(report, file: str) -> str:
+    """``file`` relative to the current directory when it lies below it (so terminals and editors
+    open it, as with ruff); otherwise the display path, relative to the project root."""
+    try:
+        return absolute(report, file).relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return file

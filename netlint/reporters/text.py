@@ -6,12 +6,17 @@ from collections import Counter
 
 
 def render(report, options) -> str:
+    from functools import lru_cache
+
+    from netlint.reporters import cwd_path
+
+    where = lru_cache(maxsize=None)(lambda file: cwd_path(report, file))
     lines: list[str] = []
     shown = [f for f in report.findings if not f.suppressed]
     for f in shown:
-        lines.append(f"{f.span.file}:{f.span.line}:{f.span.col}: {f.code} [{f.severity}] {f.message}")
+        lines.append(f"{where(f.span.file)}:{f.span.line}:{f.span.col}: {f.code} [{f.severity}] {f.message}")
         for rel in f.related:
-            lines.append(f"    {rel.span.file}:{rel.span.line}:{rel.span.col}: {rel.message}")
+            lines.append(f"    {where(rel.span.file)}:{rel.span.line}:{rel.span.col}: {rel.message}")
         if f.fix is not None:
             tag = "" if f.fix.safe else " (unsafe)"
             lines.append(f"    fix{tag}: {f.fix.description}")
