@@ -24,7 +24,7 @@ def origin(s: Scalar | None, what: str = "value set here") -> list[Related]:
         return []
     if (o.file, o.line, o.col) == (s.span.file, s.span.line, s.span.col):
         return []
-    return [Related(o, f"{what}: {o.file}:{o.line}")]
+    return [Related(o, what)]
 
 
 def related(*pairs) -> list[Related]:
