@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from netlint.findings import Severity
+from netlint.findings import Fix, Severity, replace_span
 from netlint.jobs.values import as_int
 from netlint.located import Scalar
 from netlint.models.job import DsConfig, training_jobs
@@ -25,6 +25,14 @@ class DeepSpeedBatchIdentity(Rule):
     **Bad**: ``"train_batch_size": 4, "train_micro_batch_size_per_gpu": 3, "gradient_accumulation_steps": 1``
     **Good**: 4 = 2 × 1 × 2 on two ranks
 
+    **Fix**: set ``train_batch_size`` to the product micro × accumulation × DP, only when all three
+    are known (the micro and accumulation keys are written in the config, DP comes from the launch
+    with a stated node and GPU count), ``train_batch_size`` is a literal number in the file, and no
+    explicit ``--global-batch-size`` of the same launch disagrees with the product. Unsafe: it changes
+    the global batch the config declares (and with it the learning-rate schedule per sample); keeping
+    micro and accumulation keeps what each rank does per step, which is what DeepSpeed would run with.
+    When DP is unknown (a config on its own) there is no fix: the product cannot be known.
+
     **Source**: research/jobs.md §3b #1-#3, §6 (BLOOM writes both from the same variables).
     """
 
@@ -44,9 +52,9 @@ class DeepSpeedBatchIdentity(Rule):
             if not isinstance(cfg, DsConfig) or id(cfg) in seen:
                 continue
             seen.add(id(cfg))
-            yield from self._check(cfg, attached.get(id(cfg)))
+            yield from self._check(ws, cfg, attached.get(id(cfg)))
 
-    def _check(self, cfg: DsConfig, job):
+    def _check(self, ws, cfg: DsConfig, job):
         def num(*path):
             n = cfg.get(*path)
             return as_int(n) if isinstance(n, Scalar) else None
@@ -58,10 +66,11 @@ class DeepSpeedBatchIdentity(Rule):
         if tb and mb and gas:
             if tb.value % (mb.value * gas.value):
                 yield self.finding(f"train_batch_size {tb.value} is not a multiple of micro {mb.value} × accumulation "
-                                   f"{gas.value}", tb.span, key=f"{cfg.file}:batch")
+                                   f"{gas.value}", tb.span, key=f"{cfg.file}:batch",
+                                   fix=self._fix(ws, cfg, job, tb, mb.value * gas.value * world) if world else None)
             elif world and tb.value != mb.value * gas.value * world:
                 yield self.finding(f"train_batch_size {tb.value} != {mb.value} × {gas.value} × {world} (DP)", tb.span,
-                                   key=f"{cfg.file}:batch")
+                                   key=f"{cfg.file}:batch", fix=self._fix(ws, cfg, job, tb, mb.value * gas.value * world))
         elif tb and mb and world and tb.value % (mb.value * world):
             yield self.finding(f"train_batch_size {tb.value} is not divisible by micro {mb.value} × DP {world}: "
                                "DeepSpeed's derived accumulation fails the batch check", tb.span, key=f"{cfg.file}:batch")
@@ -74,3 +83,18 @@ class DeepSpeedBatchIdentity(Rule):
                 yield self.finding(f"ds_config train_micro_batch_size_per_gpu {mb.value} differs from "
                                    f"--micro-batch-size {m.value}", mb.span, key=f"{cfg.file}:mbs-mismatch",
                                    related=related((m, "--micro-batch-size")))
+
+    def _fix(self, ws, cfg: DsConfig, job, tb: Scalar, product: int) -> Fix | None:
+        """``train_batch_size`` := micro × accumulation × DP, when every factor is known (see Fix)."""
+        if job is None or product <= 0 or tb.span.start < 0:
+            return None
+        if job.defaulted & {"nodes", "gpus_per_node", "world_size", "dp"}:
+            return None  # a guessed world size: the product is not known
+        g = job.global_batch
+        if g is not None and "global_batch" not in job.defaulted and g.value != product:
+            return None  # Megatron's --global-batch-size says otherwise: which one is meant is unclear
+        text = ws.text(tb.span.file)
+        if text is None or text[tb.span.start:tb.span.end] != str(tb.value):
+            return None  # not a literal number (a shell variable in a here-doc, a string)
+        return Fix(f"set train_batch_size to {product} (micro × accumulation × DP)",
+                   (replace_span(tb.span, str(product), text),), safe=False)

@@ -5,7 +5,8 @@ from typing import Iterator
 from netlint.findings import Finding, Severity
 from netlint.nccl.fixes import piece_span, value_fix
 from netlint.rules.base import Rule
-from netlint.rules.xc._common import inventory_nics, inventory_related, list_settings, near, summary
+from netlint.nccl.registry import distance
+from netlint.rules.xc._common import inventory_nics, inventory_related, list_settings, summary
 
 
 class IbHcaUnknownDevice(Rule):
@@ -24,7 +25,8 @@ class IbHcaUnknownDevice(Rule):
     Bad:  `NCCL_IB_HCA=mlx5_0,mlx5_1,mlxl5_2` (inventory: mlx5_0..mlx5_7)
     Good: `NCCL_IB_HCA==mlx5_0,mlx5_1,mlx5_2`
 
-    Fix: the closest inventory HCA for a typo; `=` (exact match) for a prefix collision. Unsafe: the
+    Fix: the closest inventory HCA for a typo, when exactly one HCA is closest (a tie such as
+    `mlx5_12` between unlisted `mlx5_1` and `mlx5_2` gets both suggestions and no fix); `=` (exact match) for a prefix collision. Unsafe: the
     job then uses other devices.
 
     Source: research/nccl.md §2.3 (`net_ib/init.cc:317-370` matchIfList; fallback to Socket,
@@ -54,11 +56,14 @@ class IbHcaUnknownDevice(Rule):
                     if lst.exclude:
                         continue
                     unlisted = [h for h in hcas if h not in named]
-                    hint = near(e.name, unlisted)
+                    hints = _nearest(e.name, unlisted)
+                    hint = hints[0] if len(hints) == 1 else None
                     msg = (f"NCCL_IB_HCA lists {e.text}, which no node in the inventory has "
                            f"(HCAs: {summary(hcas)})")
                     fix = None
-                    if hint:
+                    if len(hints) > 1:
+                        msg += f"; did you mean {' or '.join(hints)}?"
+                    elif hint:
                         msg += f"; did you mean {hint}?"
                         new = var.known[:e.start] + hint + e.text[len(e.name):] + var.known[e.end:]
                         fix = value_fix(var, new, ws, f"write {hint}", safe=False)
@@ -76,3 +81,11 @@ class IbHcaUnknownDevice(Rule):
                         f"inventory has and the list does not name; start the list with '=' for exact names",
                         span, key=f"NCCL_IB_HCA:{e.name}", fix=fix, severity=Severity.WARNING,
                         related=inventory_related(first, "the inventory's HCAs"))
+
+
+def _nearest(name: str, candidates: list[str]) -> list[str]:
+    """The candidates closest to ``name`` (within 2 edits, case kept); several on a tie."""
+    scored = sorted((distance(name, c, 2), c) for c in candidates)
+    if not scored or scored[0][0] > 2:
+        return []
+    return [c for d, c in scored if d == scored[0][0]]
