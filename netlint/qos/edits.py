@@ -32,11 +32,14 @@ def render(fmt: str, token: Scalar | None, value: Any) -> str:
 
 
 def stored(fmt: str, value: Any) -> Any:
-    """The value a structural edit writes (SONiC CONFIG_DB stores strings)."""
+    """The value a structural edit writes (SONiC CONFIG_DB stores strings; NVUE keeps a collection
+    as a map of ids, ``switch-priority: {'3': {}, '4': {}}``, never a list)."""
     if fmt in JSON_FORMATS:
         if isinstance(value, (list, tuple)):
             return ",".join(str(v) for v in value)
         return str(value)
+    if fmt == "nvue" and isinstance(value, (list, tuple)):
+        return {str(v): {} for v in value}
     return list(value) if isinstance(value, tuple) else value
 
 
@@ -62,9 +65,14 @@ def ecn_on_value(fmt: str) -> object:
 
 def pfc_edit(sw: Any, port: Any, prios: list[int], text: str | None) -> Edit | None:
     """An edit that sets the port's PFC priorities to ``prios``, or None when netlint cannot write it
-    in that format (NVUE keeps priorities as mapping keys; YANG-JSON as list entries)."""
-    if sw.format in ("nvue",):
-        return None
+    in that format (YANG-JSON keeps them as list entries).
+
+    NVUE keeps priorities as keys of the PFC profile's ``switch-priority`` map: the edit merges the
+    ids into that map (``'3': {}`` added next to ``'4': {}``), creating the profile when the port
+    relies on the ``qos roce`` default. A comma-separated scalar (``switch-priority: 4``) is rewritten
+    as a scalar."""
+    if sw.format == "nvue":
+        return _nvue_pfc_edit(sw, port, prios, text)
     token = port.pfc_enable_token
     if token is not None and sw.format == "native" and token.span.start >= 0:
         return replace_span(token.span, render(sw.format, token, prios), text)
@@ -75,3 +83,23 @@ def pfc_edit(sw: Any, port: Any, prios: list[int], text: str | None) -> Edit | N
     if port.pfc_path and port.qos_span is not None and sw.format != "sonic-yang":
         return add_key(sw.format, port.qos_span, port.pfc_path, prios)
     return None
+
+
+def _nvue_pfc_edit(sw: Any, port: Any, prios: list[int], text: str | None) -> Edit | None:
+    if not port.pfc_path:
+        return None
+    token = port.pfc_enable_token
+    if token is not None and token.span.start >= 0 and text is not None and _is_scalar_value(text, token.span):
+        return replace_span(token.span, ",".join(map(str, prios)), text)
+    if any(p not in prios for p in port.pfc_set()):
+        return None  # removing an id from an NVUE map is not a merge
+    return add_key(sw.format, port.qos_span or sw.span, port.pfc_path, prios)
+
+
+def _is_scalar_value(text: str, span: Span) -> bool:
+    """True when ``span`` is a YAML value (``switch-priority: 3,4``), not a mapping key (``'3': {}``)."""
+    token = text[span.start:span.end].strip("'\"")
+    if not token or not all(c.isdigit() or c in ", " for c in token):
+        return False  # not a priority list (a `roce:` default's span, say)
+    rest = text[span.end:span.end + 4].lstrip(" \t'\"")
+    return not rest.startswith(":")

@@ -67,8 +67,13 @@ class EcnOffOnLosslessQueue(Rule):
                 new = ecn_on_value(sw.format)
                 if wp.ecn is not None:
                     span = wp.ecn.span
-                    fix = Fix("turn ECN marking on", (replace_token(sw.format, wp.ecn, new, text),), safe=False) \
-                        if written(wp.ecn) else None  # a token the user wrote (not a platform default)
+                    fix = None
+                    if written(wp.ecn):  # a token the user wrote (not a platform default)
+                        fix = Fix("turn ECN marking on", (replace_token(sw.format, wp.ecn, new, text),), safe=False)
+                    elif wp.path and sw.format == "nvue" and wp.ecn.span.start >= 0:
+                        # NVUE's `ecn: disable` is normalized (no raw token): set the key instead
+                        fix = Fix("turn ECN marking on", (add_key(sw.format, wp.span, wp.path + ("ecn",), new),),
+                                  safe=False)
                 else:
                     span = wp.key_span or wp.span
                     fix = Fix("turn ECN marking on", (add_key(sw.format, wp.span, wp.path + ("ecn",), new),),

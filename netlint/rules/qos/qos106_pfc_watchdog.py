@@ -6,7 +6,7 @@ from netlint.findings import Finding, Fix, Severity
 from netlint.models.switch import Port, SwitchQos
 from netlint.qos import switches
 from netlint.qos.common import is_dual_tor, lossless_ports, names
-from netlint.qos.edits import replace_token, written
+from netlint.qos.edits import add_key, replace_token, written
 from netlint.rules.base import Rule
 
 DETECTION = (100, 5000)      # ms, sonic-pfcwd.yang
@@ -38,7 +38,8 @@ class PfcWatchdog(Rule):
     Good: `"pfcwd_sw_enable": "3,4"`, `"detection_time": "200"` (SONiC defaults: detection 200 ms,
           restoration 200 ms, poll 200 ms, action drop)
 
-    Fix: watch every PFC priority (unsafe: changes storm handling); move timings into range.
+    Fix: watch every PFC priority (unsafe: changes storm handling); turn a written `enabled: false`
+    on; on NVUE set `interface <if> qos pfc-watchdog state enable` on every port that lacks it.
 
     Source: research/switch-qos.md §1a (PFC_WD ranges from `sonic-pfcwd.yang`), §2 R13/R14
     (sonic-utilities `pfcwd/main.py` defaults; CL514 poll 100 ms × 3), §4.8.
@@ -127,6 +128,11 @@ class PfcWatchdog(Rule):
             if w is not None and written(w.enabled) and w.enabled.value is False:
                 fix = Fix("enable the PFC watchdog", (replace_token(
                     sw.format, w.enabled, "enable" if sw.format == "nvue" else True, text),), safe=False)
+            elif sw.format == "nvue" and all(p.qos_path for p in missing):
+                # NVUE normalizes `state:` (no raw token): set it per interface, creating the keys
+                fix = Fix("enable the PFC watchdog", tuple(
+                    add_key(sw.format, p.qos_span or sw.span, p.qos_path + ("pfc-watchdog", "state"), "enable")
+                    for p in missing), safe=False)
             yield self.finding(
                 f"PFC watchdog is off on {len(missing)} lossless port(s) ({names(p.name for p in missing)})",
                 span, key=f"{sw.name}:pfcwd:off", fix=fix, severity=Severity.WARNING)
