@@ -3,7 +3,7 @@ from __future__ import annotations
 import re
 from typing import Iterator
 
-from netlint.findings import Finding, Fix, Severity, replace_span
+from netlint.findings import Edit, Finding, Fix, Severity, replace_span
 from netlint.located import Span
 from netlint.nccl import scope
 from netlint.rules.base import Rule
@@ -24,8 +24,8 @@ class NcclConfShellSyntax(Rule):
     Bad:  `export NCCL_DEBUG=WARN`, `NCCL_SOCKET_IFNAME="eth0"`, `NCCL_DEBUG=WARN  # prod`
     Good: `NCCL_DEBUG=WARN`, `NCCL_SOCKET_IFNAME=eth0`
 
-    Fix: remove `export `, the quotes, the inline comment or the spaces (unsafe: the setting then
-    takes effect).
+    Fix: remove `export `, the quotes or the spaces; move an inline comment to its own line above
+    (unsafe: the setting then takes effect).
 
     Source: research/nccl.md §2.1 (`src/misc/param.cc` initEnvFunc/setEnvFile; `src/os/linux.cc:106`),
     M29; nccl-env.README.md "nccl.conf files".
@@ -87,8 +87,7 @@ class NcclConfShellSyntax(Rule):
             span = Span(cut.file, cut.line, cut.col + m.start(), cut.end_line, cut.end_col, start, cut.end)
             yield self.finding(f"nccl.conf has no inline comments: the value of {name} is '{value}', comment "
                                f"included", span, key=name,
-                               fix=Fix("move the comment to its own line",
-                                       (replace_span(span, "", text),), safe=False))
+                               fix=_move_comment(span, value[m.start():].strip(), var.name.span, text))
         elif "trailing-space" in flags:
             kept = value.rstrip()
             cut = var.value.span
@@ -97,3 +96,13 @@ class NcclConfShellSyntax(Rule):
             yield self.finding(f"nccl.conf keeps trailing spaces: the value of {name} is '{value}'", span,
                                key=name, severity=Severity.WARNING,
                                fix=Fix("remove the trailing spaces", (replace_span(span, "", text),), safe=False))
+
+
+def _move_comment(span: Span, comment: str, name: Span, text: str | None) -> Fix | None:
+    """Cut the inline comment and write it on its own line above the setting (``#`` in column 0)."""
+    if text is None or name.start < 0:
+        return None
+    at = text.rfind("\n", 0, name.start) + 1
+    nl = "\r\n" if text[span.end:span.end + 2] == "\r\n" else "\n"
+    insert = Edit(Span(span.file, name.line, 1, name.line, 1, at, at), comment + nl, "")
+    return Fix("move the comment to its own line", (replace_span(span, "", text), insert), safe=False)

@@ -1,0 +1,4 @@
+#!/bin/bash
+#SBATCH --nodes=2
+export NCCL_ASYNC_ERROR_HANDLING=1
+srun python train.py

@@ -1,0 +1,3 @@
+#!/bin/bash
+export NCCL_SOCKET_IFNAME="eth0,eth1"
+torchrun train.py
