@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from netlint.findings import Fix, Severity, replace_span
+from netlint.located import Span
 from netlint.rules.base import Rule
 from netlint.rules.job.common import jobs, key, related
 
@@ -40,8 +41,32 @@ class SequenceParallelWithoutTp(Rule):
             if text is not None and span.start >= 0:
                 tok = text[span.start:span.end]
                 if tok == "--sequence-parallel":
-                    fix = Fix("remove --sequence-parallel", (replace_span(span, "", text),), safe=True)
+                    fix = Fix("remove --sequence-parallel", (replace_span(_word_span(span, text), "", text),), safe=True)
                 elif tok in ("true", "True"):
                     fix = Fix("set sequence_parallel: false", (replace_span(span, "false", text),), safe=True)
             yield self.finding("sequence parallelism with TP=1 does nothing (Megatron disables it)", span,
                                key=key(job, "sp-tp1"), fix=fix, related=related((job.tp, "TP")))
+
+
+def _word_span(span: Span, text: str) -> Span:
+    """The flag with the blanks before it; its whole line when the flag is alone on a continued
+    line (``  --sequence-parallel \\``), so no blank continuation line is left behind."""
+    a, b = span.start, span.end
+    bol = text.rfind("\n", 0, a) + 1
+    eol = text.find("\n", b)
+    eol = len(text) if eol < 0 else eol
+    line_rest = text[b:eol].strip(" \t")
+    if not text[bol:a].strip(" \t") and line_rest == "\\" and eol < len(text):
+        a, b = bol, eol + 1
+    else:
+        while a > bol and text[a - 1] in " \t":
+            a -= 1
+        if a == bol:  # the flag starts the line: take the blanks after it instead
+            a = span.start
+            while b < eol and text[b] in " \t":
+                b += 1
+    line = text.count("\n", 0, a) + 1
+    end_line = text.count("\n", 0, b) + 1
+    col = a - (text.rfind("\n", 0, a) + 1) + 1
+    end_col = b - (text.rfind("\n", 0, b) + 1) + 1
+    return Span(span.file, line, col, end_line, end_col, a, b)
