@@ -3,7 +3,10 @@ with ``input.<ext>``, ``expected.<ext>`` and any context files the rule needs (a
 switch config, ``netlint.yaml``). The folder is copied to a temporary directory, fixed with
 ``--fix --unsafe-fixes`` restricted to that rule, and ``input.<ext>`` must then equal
 ``expected.<ext>`` byte for byte, context files must be unchanged, and re-linting must no longer
-report the rule on the fixed file. A second fix run must change nothing."""
+report the rule on the fixed file. A second fix run must change nothing.
+
+A case may name more rules to run in ``select.txt`` (codes separated by blanks): NL020 (unused
+suppression) judges only directives for rules that ran. Those rules must have nothing to fix there."""
 
 from __future__ import annotations
 
@@ -58,9 +61,11 @@ def test_golden(case: Path, tmp_path: Path):
     inputs = sorted(p.name for p in case.glob("input.*"))
     expected = {p.name.replace("expected.", "input.", 1): p.read_bytes() for p in case.glob("expected.*")}
     assert inputs and set(expected) == set(inputs), f"{case}: every input.* needs an expected.*"
-    opts = Options(paths=[tmp_path], select=[code], jobs=1)
+    extra = (case / "select.txt").read_text().split() if (case / "select.txt").exists() else []
+    opts = Options(paths=[tmp_path], select=[code, *extra], jobs=1)
 
     before = lint(opts)
+    assert not [f for f in before.findings if f.code in extra and f.fix is not None], "select.txt rules must not fix"
     fixable = [f for f in before.findings if f.code == code and f.file in inputs and f.fix is not None]
     assert fixable, f"{code} reports no fixable finding on {inputs}: {[(f.code, f.message) for f in before.findings]}"
 
