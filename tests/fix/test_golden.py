@@ -85,3 +85,25 @@ def test_golden(case: Path, tmp_path: Path):
 
     again = run_fixes(opts, unsafe=True)
     assert not again.changes and not again.applied
+
+
+FIX_MARKERS = ("Fix(", "value_fix(", "add_line(", "_add_pfc_fix(", "pfc_edit(")
+
+
+def test_every_fixable_rule_has_a_golden_case():
+    """A rule module that builds fixes (``Fix(`` or the helpers of netlint/nccl/fixes.py and
+    netlint/qos/edits.py) needs at least one case under ``golden/<CODE>/``."""
+    import inspect
+
+    from netlint.rules.base import REGISTRY, load_rules
+
+    load_rules()
+    missing = []
+    for code, cls in sorted(REGISTRY.items()):
+        module = inspect.getmodule(cls)
+        if module is None or not module.__name__.startswith("netlint.rules."):
+            continue
+        source = inspect.getsource(module)
+        if any(m in source for m in FIX_MARKERS) and not any((GOLDEN / code).rglob("input.*")):
+            missing.append(code)
+    assert not missing, f"fixable rules without a golden case: {missing}"
