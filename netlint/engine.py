@@ -262,6 +262,10 @@ def run_rules(ws: Workspace) -> list[Finding]:
             sys.stderr.write(f"netlint: internal error in rule {code}:\n{tb}")
             out.append(Finding("NL000", f"internal error in rule {code}: {type(exc).__name__}: {exc}",
                                Span(ws.inventory_file or ".", 1, 1, 1, 1), key=f"internal:{code}"))
+    if ws.config.settings.policies:  # the CEL engine is imported only when policies are configured
+        from netlint.policy.runner import run_policies
+
+        out.extend(run_policies(ws))
     return out
 
 

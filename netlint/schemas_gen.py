@@ -25,14 +25,30 @@ def _switch():
     return NativeSwitch
 
 
+def _policy():
+    from netlint.policy.schema import policy_schema_model
+
+    return policy_schema_model()
+
+
+def _workspace():
+    from netlint.policy.schema import workspace_schema
+
+    return workspace_schema  # a function returning the schema itself (not a pydantic model)
+
+
 SCHEMAS: dict[str, Callable[[], type]] = {
     "inventory.schema.json": _inventory,
     "switch.schema.json": _switch,
+    "policy.schema.json": _policy,
+    "workspace.schema.json": _workspace,
 }
 
 
 def render(name: str) -> str:
     model = SCHEMAS[name]()
+    if not hasattr(model, "model_json_schema"):
+        return json.dumps(model(), indent=2) + "\n"
     schema = model.model_json_schema(mode="validation")
     schema = {"$schema": "https://json-schema.org/draft/2020-12/schema",
               "$id": f"https://netlint.dev/schemas/{name}", **schema}

@@ -1,0 +1,42 @@
+"""``netlint policy test [PATH...]``: run every policy's pass/fail examples (like ``conftest verify``)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("policy", help="work with policy files")
+    actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
+    test = actions.add_parser("test", help="run the examples of policy files (default: rules/)")
+    test.add_argument("paths", nargs="*", type=Path, help="policy files or folders")
+
+
+def run(args) -> int:
+    from netlint.policy.files import PACKS_DIR, load
+    from netlint.policy.runner import run_examples
+
+    files: list[Path] = []
+    for path in args.paths or [Path("rules") if Path("rules").is_dir() else PACKS_DIR]:
+        if path.is_dir():
+            files.extend(sorted(p for p in path.iterdir() if p.suffix in (".yaml", ".yml")))
+        elif path.is_file():
+            files.append(path)
+        else:
+            sys.stderr.write(f"netlint: error: no such file or directory: {path}\n")
+            return 2
+    failed, tested = 0, 0
+    for file in files:
+        policies, problems = load(file, str(file))
+        for f in problems:
+            print(f"{f.span.file}:{f.span.line}:{f.span.col}: {f.code} {f.message}")
+            failed += 1
+        for policy in policies:
+            ex = policy.policy.examples
+            tested += 0 if ex is None else len(ex.pass_) + len(ex.fail)
+            for problem in run_examples(policy):
+                print(f"{file}: {problem}")
+                failed += 1
+    print(f"{tested - failed if tested >= failed else 0} passed, {failed} failed")
+    return 1 if failed else 0

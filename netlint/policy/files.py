@@ -1,0 +1,118 @@
+"""Find, read and validate policy files; compile their expressions. Every problem is a located NL
+finding (schema: NL004/NL005, NL030 file-level, NL031 expression) — never a traceback."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from netlint.findings import Finding, Severity
+from netlint.located import ParseError, Span, parse_yaml
+from netlint.policy.cel import CelError, Program, compile_expression
+from netlint.policy.model import Policy, PolicyFile
+from netlint.policy.templates import TemplateError, expression
+from netlint.validation import validate
+
+PACKS_DIR = Path(__file__).resolve().parent.parent.parent / "rules"
+BUILTIN_FAMILIES = ("NL", "QOS", "NIC", "NCCL", "JOB", "FAB", "XC")
+
+
+@dataclass
+class CompiledPolicy:
+    policy: Policy
+    file: str
+    program: Program | None          # None for match-across
+    paths: list = field(default_factory=list)   # compiled JSONPath queries with their Scalar
+
+    @property
+    def code(self) -> str:
+        return self.policy.id.value
+
+
+def resolve(entries: list[str], root: Path) -> tuple[list[Path], list[Finding]]:
+    """Config ``policies:`` entries → files. A bare name is a built-in pack (``rules/<name>.yaml``)."""
+    files, problems = [], []
+    for entry in entries:
+        if "/" not in entry and not entry.endswith((".yaml", ".yml")):
+            path = PACKS_DIR / f"{entry}.yaml"
+        else:
+            path = root / entry
+        if path.is_dir():
+            files.extend(sorted(p for p in path.iterdir() if p.suffix in (".yaml", ".yml")))
+        elif path.is_file():
+            files.append(path)
+        else:
+            problems.append(Finding("NL030", f"policy '{entry}' not found (no built-in pack or file of that name)",
+                                    Span(".", 1, 1, 1, 1), key=f"policy:{entry}"))
+    return files, problems
+
+
+def load(path: Path, shown: str) -> tuple[list[CompiledPolicy], list[Finding]]:
+    try:
+        text = path.read_text(encoding="utf-8")
+        docs = parse_yaml(shown, text)
+    except (OSError, UnicodeDecodeError) as exc:
+        return [], [Finding("NL030", f"cannot read policy file: {exc}", Span(shown, 1, 1, 1, 1), key="read")]
+    except ParseError as exc:
+        return [], [Finding("NL003", f"YAML does not parse: {exc.message}", exc.span, key="parse")]
+    if not docs:
+        return [], [Finding("NL030", "empty policy file", Span(shown, 1, 1, 1, 1), key="empty")]
+    model, problems = validate(PolicyFile, docs[0].root, "a policy file")
+    if model is None:
+        return [], problems
+    out: list[CompiledPolicy] = []
+    for policy in model.rules:
+        compiled, errors = _compile(policy, shown)
+        problems.extend(errors)
+        if compiled is not None:
+            out.append(compiled)
+    return out, problems
+
+
+def _compile(policy: Policy, shown: str) -> tuple[CompiledPolicy | None, list[Finding]]:
+    from jsonpath_rfc9535 import JSONPathEnvironment
+
+    code = policy.id.value
+    if code.startswith(BUILTIN_FAMILIES) and code.rstrip("0123456789") in BUILTIN_FAMILIES:
+        return None, [Finding("NL030", f"policy id {code} uses a built-in rule family; pick your own prefix",
+                              policy.id.span, key=f"{code}:id")]
+    env = JSONPathEnvironment()
+    paths = []
+    for given in policy.paths:
+        try:
+            paths.append((env.compile(given.value), given))
+        except Exception as exc:
+            return None, [Finding("NL031", f"{code}: JSONPath does not compile: {exc}", given.span,
+                                  key=f"{code}:given")]
+    if policy.template is not None:
+        try:
+            source = expression(policy.template.value, policy.parameters)
+        except TemplateError as exc:
+            return None, [Finding("NL031", f"{code}: template {policy.template.value}: {exc}",
+                                  policy.template.span, key=f"{code}:template")]
+        where = policy.template
+    else:
+        source, where = policy.assert_.value, policy.assert_
+    program = None
+    if source is not None:
+        try:
+            program = compile_expression(source)
+        except CelError as exc:
+            return None, [Finding("NL031", f"{code}: CEL expression rejected: {exc.message}",
+                                  _column(where, exc.column), key=f"{code}:assert")]
+    return CompiledPolicy(policy, shown, program, paths), []
+
+
+def _column(scalar: Any, column: int) -> Span:
+    """The span of the offending character when the expression is a one-line plain/quoted scalar."""
+    span = scalar.span
+    if column <= 0 or span.line != span.end_line:
+        return span
+    col = span.col + (1 if scalar.quoted else 0) + column - 1
+    start = span.start + (col - span.col)
+    return Span(span.file, span.line, col, span.line, col + 1, start, start + 1)
+
+
+def severity_of(policy: Policy) -> Severity:
+    return Severity.parse(policy.level)

@@ -1,0 +1,65 @@
+"""The policy file format (``schemas/policy.schema.json`` is generated from these models)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, model_validator
+
+from netlint.models.base import Located, Model
+
+PolicyId = Annotated[str, Field(pattern=r"^[A-Z][A-Z0-9_-]*[0-9]+$")]
+Template = Literal["required", "forbidden", "range", "one-of", "match-across"]
+
+
+class Examples(Model):
+    pass_: list[Any] = Field(default_factory=list, alias="pass", description="values of `self` that must pass")
+    fail: list[Any] = Field(default_factory=list, description="values of `self` that must fail")
+
+
+class Policy(Model):
+    id: Located[PolicyId] = Field(description="Stable code, e.g. ORG001 (not a built-in family)")
+    summary: Located[str]
+    severity: Located[Literal["error", "warning", "info"]] = Field(default=None)  # type: ignore[assignment]
+    given: Located[str] | list[Located[str]] = Field(description="RFC 9535 JSONPath(s) over the workspace view")
+    assert_: Located[str] | None = Field(None, alias="assert", description="CEL over `self` and `workspace`")
+    template: Located[Template] | None = None
+    params: dict[str, Any] = Field(default_factory=dict, description="Template parameters")
+    message: Located[str] | None = Field(None, description="With {self.field} / {workspace.x} placeholders")
+    docs: Located[str] | None = None
+    tags: list[Located[str]] = Field(default_factory=list)
+    examples: Examples | None = None
+
+    @model_validator(mode="after")
+    def _one_check(self) -> "Policy":
+        if (self.assert_ is None) == (self.template is None):
+            raise ValueError("a policy needs exactly one of 'assert' (CEL) or 'template'")
+        return self
+
+    @property
+    def level(self) -> str:
+        return self.severity.value if self.severity is not None else "error"
+
+    @property
+    def parameters(self) -> dict:
+        return _plain(self.params)
+
+    @property
+    def paths(self) -> list:
+        return self.given if isinstance(self.given, list) else [self.given]
+
+
+class PolicyFile(Model):
+    rules: list[Policy]
+
+
+def _plain(value: Any) -> Any:
+    from netlint.located import Scalar
+
+    if isinstance(value, Scalar):
+        return value.value
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value

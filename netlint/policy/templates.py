@@ -1,0 +1,68 @@
+"""Templates with parameters (kube-linter style): most policies need no CEL.
+
+Each template becomes a CEL expression over ``self``; ``match-across`` compares values across all
+selected nodes and is evaluated by the runner itself. A field is a dotted path below ``self``.
+An absent field passes every template but ``required`` (other rules say what is missing).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+_FIELD = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
+
+
+class TemplateError(ValueError):
+    pass
+
+
+def _field(params: dict) -> str:
+    field = params.get("field")
+    if not isinstance(field, str) or not _FIELD.match(field):
+        raise TemplateError("params.field must be a dotted field name, e.g. watchdog.enabled")
+    return field
+
+
+def present(field: str) -> str:
+    """CEL: every step of ``self.a.b`` exists and is not null."""
+    parts, out, path = field.split("."), [], "self"
+    for p in parts:
+        out.append(f"has({path}.{p})")
+        path = f"{path}.{p}"
+        out.append(f"{path} != null")
+    return " && ".join(out)
+
+
+def _literal(values) -> str:
+    if not isinstance(values, list) or not values:
+        raise TemplateError("params.values must be a non-empty list")
+    return json.dumps(values)
+
+
+def expression(template: str, params: dict) -> str | None:
+    """The CEL expression for ``template``, or None for templates the runner evaluates itself."""
+    if template == "match-across":
+        _field(params)
+        return None
+    field = _field(params)
+    ref = f"self.{field}"
+    if template == "required":
+        if "equals" in params:
+            return f"({present(field)}) && {ref} == {json.dumps(params['equals'])}"
+        return present(field)
+    if template == "forbidden":
+        return f"!(({present(field)}) && {ref} in {_literal(params.get('values'))})"
+    if template == "one-of":
+        return f"!({present(field)}) || {ref} in {_literal(params.get('values'))}"
+    if template == "range":
+        lo, hi = params.get("min"), params.get("max")
+        if lo is None and hi is None:
+            raise TemplateError("params needs min, max or both")
+        for bound in (lo, hi):
+            if bound is not None and (isinstance(bound, bool) or not isinstance(bound, (int, float))):
+                raise TemplateError("params.min and params.max must be numbers")
+        checks = ([f"double({ref}) >= {float(lo)}"] if lo is not None else []) + \
+                 ([f"double({ref}) <= {float(hi)}"] if hi is not None else [])
+        return f"!({present(field)}) || ({' && '.join(checks)})"
+    raise TemplateError(f"unknown template {template!r}")

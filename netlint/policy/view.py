@@ -1,0 +1,72 @@
+"""The workspace as plain JSON-like data for JSONPath and CEL, with a location for every node.
+
+Models are converted generically (pydantic models, dataclasses, dicts, lists, ``Scalar`` leaves),
+so a new model kind appears in the view without changes here. ``spans`` maps each node's location
+(the tuple of keys and indexes from the root, as RFC 9535 normalized paths give it) to its Span.
+Internal fields (spans, edit paths, tokens, caches) are left out; values netlint could not resolve
+(a shell expansion) are ``null``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from netlint.located import Scalar, Span
+
+COLLECTIONS = ("inventory", "switches", "nics", "nccl_envs", "jobs")
+_HIDDEN_SUFFIXES = ("span", "spans", "path", "token", "cache", "statement", "tables", "launch_spans")
+
+
+def hidden(name: str) -> bool:
+    return name.startswith("_") or name.endswith(_HIDDEN_SUFFIXES)
+
+
+class View:
+    def __init__(self) -> None:
+        self.spans: dict[tuple, Span] = {}
+        self._active: set[int] = set()
+
+    def build(self, ws) -> dict:
+        return {name: self.convert(getattr(ws, name, None), (name,)) for name in COLLECTIONS}
+
+    def convert(self, obj: Any, loc: tuple) -> Any:
+        if isinstance(obj, Scalar):
+            self.spans[loc] = obj.span
+            return self.convert(obj.value, loc) if not isinstance(obj.value, (str, int, float, bool)) \
+                and obj.value is not None else obj.value
+        if obj is None or isinstance(obj, (str, int, float, bool)):
+            return obj
+        if id(obj) in self._active or len(loc) > 24:
+            return None  # a reference cycle: the view is a tree
+        self._active.add(id(obj))
+        try:
+            return self._container(obj, loc)
+        finally:
+            self._active.discard(id(obj))
+
+    def _container(self, obj: Any, loc: tuple) -> Any:
+        span = getattr(obj, "span", None)
+        if isinstance(span, Span):
+            self.spans[loc] = span
+        if isinstance(obj, dict):
+            return {str(k): self.convert(v, loc + (str(k),)) for k, v in obj.items()}
+        if isinstance(obj, (list, tuple, set, frozenset)):
+            items = sorted(obj, key=repr) if isinstance(obj, (set, frozenset)) else obj
+            return [self.convert(v, loc + (i,)) for i, v in enumerate(items)]
+        if hasattr(type(obj), "model_fields"):
+            names = [(f.alias or n, n) for n, f in type(obj).model_fields.items()]
+        elif dataclasses.is_dataclass(obj):
+            names = [(f.name, f.name) for f in dataclasses.fields(obj)]
+        else:
+            return None  # Unknown values and other opaque objects
+        return {key: self.convert(getattr(obj, attr, None), loc + (key,))
+                for key, attr in names if not hidden(attr)}
+
+    def span_at(self, loc: tuple) -> Span | None:
+        """The span of the node at ``loc``, or of its nearest located ancestor."""
+        for n in range(len(loc), 0, -1):
+            span = self.spans.get(tuple(loc[:n]))
+            if span is not None:
+                return span
+        return None

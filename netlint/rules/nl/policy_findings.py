@@ -1,0 +1,32 @@
+"""NL03x: findings about policy files (docs for ``netlint rule NL030`` and friends)."""
+
+from netlint.rules.nl.engine_findings import _EngineRule
+
+
+class PolicyFileError(_EngineRule):
+    """A policy named in the config cannot be used: no such built-in pack or file, an empty file, or a
+    policy id in a built-in family (`QOS…`, `NCCL…`): pick your own prefix (`ORG001`). Schema
+    violations of a policy file are reported as NL004 (unknown key) and NL005 (bad value)."""
+
+    code, name, summary = "NL030", "policy-file", "Policy file or pack cannot be used"
+
+
+class PolicyExpressionError(_EngineRule):
+    """A policy's CEL expression, template or JSONPath does not compile — or calls a function outside
+    CEL's standard library. CEL has no loops and no I/O; netlint also rejects any other function call,
+    so a policy from any repository cannot read files, reach the network or run forever. The finding
+    points at the offending character when the expression is on one line.
+
+    Bad: `assert: open('/etc/passwd') != ''`. Good: `assert: self.mtu >= 9000`."""
+
+    code, name, summary = "NL031", "policy-expression", "Policy expression does not compile or is not allowed"
+
+
+class PolicyRuntimeError(_EngineRule):
+    """A policy's CEL expression failed while evaluating a selected node, usually on a missing field.
+    The policy is not silently passed: guard optional fields with `has(self.field)`.
+
+    Bad: `assert: self.watchdog.enabled` on a port without a watchdog.
+    Good: `assert: has(self.watchdog) && self.watchdog != null && self.watchdog.enabled == true`."""
+
+    code, name, summary = "NL032", "policy-runtime-error", "Policy expression failed on a node"

@@ -1,0 +1,184 @@
+"""Policy-as-code: YAML policies (JSONPath + CEL or templates) give located findings like built-in rules."""
+
+import json
+import subprocess
+import sys
+
+import jsonschema
+import pytest
+
+from conftest import ROOT, SHARED, at, lint_repo, only, write_repo
+from netlint.cli import main
+from netlint.policy.cel import CelError, compile_expression
+
+INVENTORY = """
+cluster: c
+nodes: {count: 2, gpus: 8, gpu: H100-SXM}
+fabric: {transport: roce, mtu: 9100}
+switches:
+  - {name: leaf02, config: leaf02.yaml}
+"""
+SWITCH = """
+switch: leaf02
+dscp_to_tc: {26: 3, 48: 6}
+pfc:
+  priorities: [3]
+  watchdog: {enabled: true, detection_ms: 200, restoration_ms: 400, action: drop}
+ports:
+  - {name: Ethernet0, speed: 400G, mtu: 9216, cable_length: 5}
+  - {name: Ethernet4, speed: 400G, mtu: 1500, cable_length: 5}
+"""
+POLICY = """
+rules:
+  - id: ORG001
+    summary: jumbo frames on every port
+    given: $.switches[*].ports.*
+    assert: has(self.mtu) && self.mtu >= 9000
+    message: "port {self.name} has MTU {self.mtu}, below 9000"
+"""
+
+
+def repo(tmp_path, policy=POLICY, extra=None):
+    files = {"inventory.yaml": INVENTORY, "leaf02.yaml": SWITCH, "org.yaml": policy,
+             "netlint.yaml": "policies: [org.yaml]\n"}
+    files.update(extra or {})
+    return lint_repo(tmp_path, files, select=["ORG", "NL0"])
+
+
+def test_user_policy_finding_is_located(tmp_path):
+    f = only(repo(tmp_path), "ORG001")
+    assert f.message == "port Ethernet4 has MTU 1500, below 9000"
+    assert f.file == "leaf02.yaml" and at(f) == (8, 5)
+
+
+def test_user_policy_in_text_and_sarif(tmp_path, capsys):
+    write_repo(tmp_path, {"inventory.yaml": INVENTORY, "leaf02.yaml": SWITCH, "org.yaml": POLICY,
+                          "netlint.yaml": "policies: [org.yaml]\n"})
+    assert main(["check", str(tmp_path), "--select", "ORG"]) == 1
+    assert "leaf02.yaml:8:5: ORG001 [error] port Ethernet4 has MTU 1500" in capsys.readouterr().out
+    assert main(["check", str(tmp_path), "--select", "ORG", "--format", "sarif"]) == 1
+    sarif = json.loads(capsys.readouterr().out)
+    schema = json.loads((SHARED / "reference" / "sarif-schema-2.1.0.json").read_text())
+    jsonschema.Draft4Validator(schema).validate(sarif)
+    (result,) = sarif["runs"][0]["results"]
+    assert result["ruleId"] == "ORG001"
+    region = result["locations"][0]["physicalLocation"]["region"]
+    assert (region["startLine"], region["startColumn"]) == (8, 5)
+
+
+@pytest.mark.parametrize("expr, column", [
+    ("open('/etc/passwd') != ''", 1),
+    ("self.mtu > 0 && system('reboot')", 17),
+])
+def test_reaching_outside_cannot_be_written(tmp_path, expr, column):
+    policy = POLICY.replace("assert: has(self.mtu) && self.mtu >= 9000", f'assert: "{expr}"')
+    f = only(repo(tmp_path, policy), "NL031")
+    assert f.file == "org.yaml" and "not part of CEL's standard library" in f.message
+    assert at(f) == (5, 13 + column)  # the opening quote is column 13
+    assert "ORG001" not in [x.code for x in repo(tmp_path, policy).findings]
+
+
+def test_loops_cannot_be_written(tmp_path):
+    policy = POLICY.replace("assert: has(self.mtu) && self.mtu >= 9000", 'assert: "while (true) { 1 }"')
+    f = only(repo(tmp_path, policy), "NL031")
+    assert f.span.line == 5
+
+
+def test_runtime_error_on_missing_field_is_reported_not_passed(tmp_path):
+    policy = POLICY.replace("has(self.mtu) && self.mtu >= 9000", "self.watchdog_timer > 1")
+    report = repo(tmp_path, policy)
+    errors = [f for f in report.findings if f.code == "NL032"]
+    assert len(errors) == 2 and errors[0].file == "org.yaml" and errors[0].span.line == 5
+
+
+def test_schema_violation_is_located(tmp_path):
+    policy = POLICY.replace("    summary:", "    sumary:")
+    f = only(repo(tmp_path, policy), "NL004")
+    assert f.file == "org.yaml" and at(f) == (3, 5) and "did you mean 'summary'" in f.message
+
+
+def test_builtin_family_id_is_refused(tmp_path):
+    f = only(repo(tmp_path, POLICY.replace("ORG001", "QOS901")), "NL030")
+    assert at(f) == (2, 9)
+
+
+@pytest.mark.parametrize("template, params, codes", [
+    ("range", "{field: mtu, min: 9000, max: 9216}", ["Ethernet4"]),
+    ("required", "{field: cable_length}", []),
+    ("one-of", "{field: mtu, values: [9216]}", ["Ethernet4"]),
+    ("forbidden", "{field: mtu, values: [1500]}", ["Ethernet4"]),
+    ("match-across", "{field: mtu}", ["Ethernet0", "Ethernet4"]),
+])
+def test_templates(tmp_path, template, params, codes):
+    policy = POLICY.replace("assert: has(self.mtu) && self.mtu >= 9000",
+                            f"template: {template}\n    params: {params}").replace(
+        "port {self.name} has MTU {self.mtu}, below 9000", "{self.name}")
+    found = [f for f in repo(tmp_path, policy).findings if f.code == "ORG001"]
+    if template == "match-across":  # a 1:1 split: the minority is the one not sorting first
+        assert len(found) == 1
+    else:
+        assert sorted(f.message for f in found) == codes
+    for f in found:
+        assert f.file == "leaf02.yaml" and f.span.line in (7, 8)
+
+
+def test_policy_test_passes_on_the_packs(capsys):
+    assert main(["policy", "test", str(ROOT / "rules")]) == 0
+    assert " 0 failed" in capsys.readouterr().out
+
+
+def test_policy_test_fails_on_a_broken_example(tmp_path, capsys):
+    broken = POLICY + "    examples:\n      pass: [{name: x, mtu: 1500}]\n      fail: [{name: y, mtu: 1500}]\n"
+    write_repo(tmp_path, {"org.yaml": broken})
+    assert main(["policy", "test", str(tmp_path / "org.yaml")]) == 1
+    out = capsys.readouterr().out
+    assert "ORG001 pass example 1 fails" in out and "1 passed, 1 failed" in out
+
+
+def test_builtin_pack_on_the_examples(tmp_path):
+    import shutil
+
+    shutil.copytree(ROOT / "examples", tmp_path / "ex")
+    (tmp_path / "ex" / "netlint.yaml").write_text("inventory: inventory.yaml\npolicies: [production, nvidia-roce]\n")
+    from conftest import run_lint
+
+    report = run_lint(tmp_path / "ex", select=["PRD", "NVR", "NL03"])
+    got = {(f.code, f.file, f.span.line) for f in report.findings}
+    assert ("NVR006", "nccl/train.env", 7) in got            # NCCL_IB_TC=41
+    assert ("PRD003", "switches/leaf02.yaml", 18) in got     # watchdog off on a lossless port
+    assert not [f for f in report.findings if f.code.startswith("NL")]
+
+
+def test_plain_check_does_not_import_cel(tmp_path):
+    write_repo(tmp_path, {"inventory.yaml": INVENTORY, "leaf02.yaml": SWITCH})
+    code = ("import sys; from netlint.cli import main; main(['check', '-q', sys.argv[1]]); "
+            "print('cel' in sys.modules, 'jsonpath_rfc9535' in sys.modules, 'netlint.policy.runner' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True).stdout
+    assert out.strip() == "False False False"
+
+
+# -- CEL conformance: the expressions netlint and its packs rely on ---------------------------------
+
+@pytest.mark.parametrize("expr, self_value, expected", [
+    ("self.a == 3", {"a": 3}, True),
+    ("has(self.a) && self.a > 2", {"b": 1}, False),
+    ("self.l.exists(x, x == 3)", {"l": [1, 3]}, True),
+    ("self.l.all(x, x < 5)", {"l": [1, 7]}, False),
+    ("3 in self.l", {"l": [3, 4]}, True),
+    ("size(self.l) == 2", {"l": [3, 4]}, True),
+    ("'26' in self.m && self.m['26'] == 3", {"m": {"26": 3}}, True),
+    ("self.s.startsWith('mlx5') && self.s.endsWith('_0')", {"s": "mlx5_0"}, True),
+    ("self.s.matches('^ens[0-9]+np0$')", {"s": "ens1np0"}, True),
+    ("self.v in ['104', '106']", {"v": "41"}, False),
+    ("double(self.n) >= 100.0", {"n": 150}, True),
+    ("self.x == null", {"x": None}, True),
+    ("!has(self.p) || self.p == null || size(self.p) == 0 || 3 in self.p", {"p": []}, True),
+])
+def test_cel_conformance(expr, self_value, expected):
+    assert compile_expression(expr).evaluate({"self": self_value}) is expected
+
+
+def test_cel_compile_error_has_a_column():
+    with pytest.raises(CelError) as err:
+        compile_expression("self.a >")
+    assert err.value.column == 9
