@@ -188,6 +188,9 @@ def test_rule_unknown_to_the_registry_still_gets_a_descriptor(tmp_path):
     log = sarif.build(report, None)
     sarif_validator().validate(log)
     check_github_rules(log)
+    run = log["runs"][0]
+    (result,) = [r for r in run["results"] if r["ruleId"] == "ORG001"]
+    assert run["tool"]["driver"]["rules"][result["ruleIndex"]]["id"] == "ORG001"
 
 
 def test_exit_code_recorded_in_invocation(tmp_path, capsys):
