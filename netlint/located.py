@@ -188,12 +188,12 @@ Node = MapNode | SeqNode | Scalar
 
 
 def plain(node: Any) -> Any:
-    """Strip locations: the Python value of a node tree."""
+    """Strip locations: the Python value of a node tree (also of plain containers holding nodes)."""
     if isinstance(node, Scalar):
         return node.value
-    if isinstance(node, MapNode):
+    if isinstance(node, dict):
         return {k: plain(v) for k, v in node.items()}
-    if isinstance(node, SeqNode):
+    if isinstance(node, list):
         return [plain(v) for v in node]
     return node
 

@@ -42,7 +42,9 @@ class Policy(Model):
 
     @property
     def parameters(self) -> dict:
-        return _plain(self.params)
+        from netlint.located import plain
+
+        return plain(self.params)
 
     @property
     def paths(self) -> list:
@@ -52,14 +54,3 @@ class Policy(Model):
 class PolicyFile(Model):
     rules: list[Policy]
 
-
-def _plain(value: Any) -> Any:
-    from netlint.located import Scalar
-
-    if isinstance(value, Scalar):
-        return value.value
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    return value

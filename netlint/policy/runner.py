@@ -122,9 +122,7 @@ def run_examples(policy: CompiledPolicy) -> list[str]:
     problems = []
     for kind, items, want in (("pass", ex.pass_, True), ("fail", ex.fail, False)):
         for i, item in enumerate(items):
-            from netlint.policy.model import _plain
-
-            sample = _plain(plain(item))
+            sample = plain(item)
             try:
                 got = policy.program.evaluate({"self": sample, "workspace": {}}) is True
             except CelError as exc:
