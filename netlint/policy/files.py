@@ -14,7 +14,15 @@ from netlint.policy.model import Policy, PolicyFile
 from netlint.policy.templates import TemplateError, expression
 from netlint.validation import validate
 
-PACKS_DIR = Path(__file__).resolve().parent.parent.parent / "rules"
+def _packs_dir() -> Path:
+    """``rules/`` beside the package (a checkout or editable install), else where a wheel put it."""
+    import sys
+
+    here = Path(__file__).resolve().parent.parent.parent / "rules"
+    return here if here.is_dir() else Path(sys.prefix) / "share" / "netlint" / "rules"
+
+
+PACKS_DIR = _packs_dir()
 BUILTIN_FAMILIES = ("NL", "QOS", "NIC", "NCCL", "JOB", "FAB", "XC")
 
 
