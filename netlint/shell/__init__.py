@@ -76,7 +76,8 @@ def parse_text(path: str, text: str, abspath: Path | None = None,
     """Evaluate ``text`` (the contents of ``path``). ``env`` seeds variables the environment would
     set: values may be ``str``, :class:`Word` (keeps provenance) or :class:`Unknown`; names in
     ``env`` count as exported."""
-    from netlint.shell.evaluator import Evaluator, Var, _Exit, _unknown_var
+    from netlint.shell.evaluator import Evaluator
+    from netlint.shell.values import Var, _Exit, _unknown_var
     from netlint.shell.provenance import ProvText
 
     script = Script(file=path)
@@ -95,7 +96,7 @@ def parse_text(path: str, text: str, abspath: Path | None = None,
         ev.run_text(ProvText.of_file(ft), path, abspath)
     except _Exit:
         pass
-    from netlint.shell.evaluator import _var_word
+    from netlint.shell.values import _var_word
 
     script.variables = {k: (_elements(v) if v.elems is not None else _var_word(v, k))
                         for k, v in ev.env.items()}
