@@ -9,24 +9,23 @@ tree-sitter is imported lazily, on the first parse.
 
 from __future__ import annotations
 
-import fnmatch
 import posixpath
 from pathlib import Path
 from typing import Any, Callable
 
 from netlint.located import Span
+from netlint.shell.control import ControlFlow
+from netlint.shell.expansion import Expansion
 from netlint.shell.model import (Assignment, Command, FileText, HereDoc, Note, Script, Seg,
-                                 ShellError, Unknown, Word)
+                                 ShellError, Word)
 from netlint.shell.provenance import ProvText
 from netlint.shell.sbatch import parse_sbatch_header
-from netlint.shell.expansion import Expansion
-from netlint.shell.values import (Frame, MAX_DEPTH, MAX_RECOVERY, SHELLS, Var, _Exit, _INT,
-                                  _NAME, _Return, _adjacent_groups, _first_error,
-                                  _in_double_bracket, _is_quoted, _join_words, _merge, _parser,
-                                  _short, _strip_tabs, _unknown_var, _var_word)
+from netlint.shell.values import (MAX_DEPTH, MAX_RECOVERY, SHELLS, Frame, Var, _Exit, _INT, _NAME,
+                                  _Return, _adjacent_groups, _first_error, _join_words, _parser,
+                                  _short, _strip_tabs, _var_word)
 
 
-class Evaluator(Expansion):
+class Evaluator(ControlFlow, Expansion):
     def __init__(self, script: Script, env: dict[str, Var], read: Callable[[str, Path], Any] | None):
         self.script = script
         self.env = env
@@ -142,229 +141,6 @@ class Evaluator(Expansion):
         elif (r and op.type == "&&") or (not r and op.type == "||"):
             self._stmt(right, f)
 
-    def _condition(self, n, f: Frame) -> bool | None:
-        """Evaluate a condition; True/False when decided, None when not (commands run for record)."""
-        t = n.type
-        if t == "test_command":
-            return self._test(n, f)
-        if t == "list":
-            kids = [c for c in n.children if c.type != "comment"]
-            if len(kids) == 3 and kids[1].type in ("&&", "||"):
-                a = self._condition(kids[0], f)
-                if kids[1].type == "&&":
-                    if a is False:
-                        return False
-                    b = self._condition(kids[2], f)
-                    return b if a is True else (False if b is False else None)
-                if a is True:
-                    return True
-                b = self._condition(kids[2], f)
-                return b if a is False else (True if b is True else None)
-        if t == "negated_command":
-            inner = n.named_children[-1] if n.named_children else None
-            r = self._condition(inner, f) if inner is not None else None
-            return None if r is None else not r
-        if t == "command":
-            name = n.child_by_field_name("name")
-            if name is not None and f.text(name) in ("true", ":"):
-                return True
-            if name is not None and f.text(name) == "false":
-                return False
-        self._stmt(n, f)
-        return None
-
-    def _test(self, n, f: Frame) -> bool | None:
-        exprs = [c for c in n.named_children if c.type != "comment"]
-        if len(exprs) != 1:
-            return None
-        return self._texpr(exprs[0], f)
-
-    def _texpr(self, n, f: Frame) -> bool | None:
-        t = n.type
-        if t == "parenthesized_expression":
-            inner = [c for c in n.named_children]
-            return self._texpr(inner[0], f) if len(inner) == 1 else None
-        if t == "unary_expression":
-            op = n.child_by_field_name("operator")
-            kids = [c for c in n.named_children if c != op and c.type != "test_operator"]
-            opt = f.text(op) if op is not None else (n.children[0].type if n.children else "")
-            if opt == "!" and kids:
-                r = self._texpr(kids[-1], f)
-                return None if r is None else not r
-            if not kids:
-                return None
-            val = self._scalar_text(kids[-1], f)
-            if opt == "-z":
-                return None if val is None else val == ""
-            if opt == "-n":
-                return None if val is None else val != ""
-            return None  # file tests and the like need the machine
-        if t == "binary_expression":
-            left = n.child_by_field_name("left")
-            right = n.child_by_field_name("right")
-            op = n.child_by_field_name("operator")
-            if op is None or left is None or right is None:
-                return None
-            o = f.text(op)
-            if o in ("&&", "-a", "||", "-o"):
-                a, b = self._texpr(left, f), self._texpr(right, f)
-                if o in ("&&", "-a"):
-                    return False if False in (a, b) else (True if a and b else None)
-                return True if True in (a, b) else (False if a is False and b is False else None)
-            lv, rv = self._scalar_text(left, f), self._scalar_text(right, f)
-            if lv is None or rv is None:
-                return None
-            if o in ("==", "="):
-                return fnmatch.fnmatchcase(lv, rv) if n.parent is not None and _in_double_bracket(n) \
-                    and not _is_quoted(right) else lv == rv
-            if o == "!=":
-                return lv != rv
-            if o in ("-eq", "-ne", "-gt", "-ge", "-lt", "-le"):
-                if not (_INT.match(lv.strip()) and _INT.match(rv.strip())):
-                    return None
-                a, b = int(lv), int(rv)
-                return {"-eq": a == b, "-ne": a != b, "-gt": a > b, "-ge": a >= b,
-                        "-lt": a < b, "-le": a <= b}[o]
-            return None
-        val = self._scalar_text(n, f)
-        if val is None:
-            return None
-        return val != ""
-
-    def _scalar_text(self, n, f: Frame) -> str | None:
-        segs = self._join(self._expand(n, f, quoted=True))
-        if any(s.unknown is not None for s in segs):
-            return None
-        return "".join(s.text for s in segs)
-
-    # ---------------------------------------------------------------------------- control flow
-    def _fork(self, branches: list[Callable[[], None]], kind: str = "branch") -> None:
-        """Run each branch on its own copy of the environment, then merge what survives."""
-        base = self.env
-        results = []
-        self.cond += 1
-        try:
-            for br in branches:
-                self.env = dict(base)
-                try:
-                    br()
-                    results.append(self.env)
-                except _Exit:
-                    pass
-        finally:
-            self.cond -= 1
-        self.env = _merge(base, results, kind) if results else dict(base)
-        if not results:
-            raise _Exit()
-
-    def _if(self, n, f: Frame) -> None:
-        clauses = []  # (condition node or None for else, [body nodes])
-        cond, body = None, []
-        mode = "cond"
-        for c in n.children:
-            t = c.type
-            if t in ("if", "fi", ";", "\n"):
-                continue
-            if t == "then":
-                mode = "body"
-                continue
-            if t == "elif_clause":
-                clauses.append((cond, body))
-                ec, eb, m = None, [], "cond"
-                for d in c.children:
-                    if d.type in ("elif", ";"):
-                        continue
-                    if d.type == "then":
-                        m = "body"
-                        continue
-                    if m == "cond" and ec is None and d.type != "comment":
-                        ec = d
-                    elif m == "body":
-                        eb.append(d)
-                cond, body = ec, eb
-                continue
-            if t == "else_clause":
-                clauses.append((cond, body))
-                cond, body = "else", [d for d in c.children if d.type != "else"]
-                continue
-            if mode == "cond":
-                if cond is None and t != "comment":
-                    cond = c
-            else:
-                body.append(c)
-        clauses.append((cond, body))
-        self._clauses(clauses, f)
-
-    def _clauses(self, clauses, f: Frame) -> None:
-        if not clauses:
-            return
-        cond, body = clauses[0]
-        if cond == "else":
-            self._block(body, f)
-            return
-        r = self._condition(cond, f) if cond is not None else None
-        if r is True:
-            self._block(body, f)
-        elif r is False:
-            self._clauses(clauses[1:], f)
-        else:
-            self._fork([lambda: self._block(body, f), lambda: self._clauses(clauses[1:], f)])
-
-    def _case(self, n, f: Frame) -> None:
-        value = n.child_by_field_name("value")
-        text = self._scalar_text(value, f) if value is not None else None
-        items = [c for c in n.named_children if c.type == "case_item"]
-        arms = []
-        for item in items:
-            pats, body, seen_paren = [], [], False
-            for d in item.children:
-                if d.type == ")":
-                    seen_paren = True
-                    continue
-                if not seen_paren:
-                    if d.type not in ("|", "("):
-                        pats.append(d)
-                elif d.type not in (";;", ";&", ";;&"):
-                    body.append(d)
-            arms.append((pats, body))
-        if text is not None:
-            for pats, body in arms:
-                decided = True
-                for p in pats:
-                    pt = self._scalar_text(p, f)
-                    if pt is None:
-                        decided = False
-                        break
-                    if fnmatch.fnmatchcase(text, pt):
-                        self._block(body, f)
-                        return
-                if not decided:
-                    break
-            else:
-                return
-        branches = [(lambda b=body: self._block(b, f)) for _, body in arms]
-        if not any(self._scalar_text(p, f) == "*" for pats, _ in arms for p in pats):
-            branches.append(lambda: None)
-        self._fork(branches)
-
-    def _loop(self, n, f: Frame) -> None:
-        body = n.child_by_field_name("body")
-        var = n.child_by_field_name("variable")
-        if n.type in ("while_statement", "until_statement"):
-            cond = n.child_by_field_name("condition")
-            if cond is not None:
-                self._stmt(cond, f)
-
-        def once():
-            if var is not None:
-                name = f.text(var)
-                self.env[name] = _unknown_var(Unknown(f"loop variable ${name}", f.span(var), "loop", name=name))
-            if body is not None:
-                self._stmt(body, f)
-
-        self._fork([once, lambda: None], kind="loop")
-
-    # ------------------------------------------------------------------------------ assignments
     def _assign(self, n, f: Frame, exported: bool | None = None, scope: str = "global",
                 command: Command | None = None, record: bool = True) -> Assignment | None:
         name_node = n.child_by_field_name("name")
