@@ -11,14 +11,21 @@ from __future__ import annotations
 import re
 from typing import Any
 
-# CEL standard functions and macros netlint allows (cel-spec "List of Standard Definitions").
+# The CEL standard functions and macros this engine implements and netlint allows (cel-spec "List of
+# Standard Definitions"). Each one is pinned by tests/policy/test_cel_conformance.py: string extensions
+# (lowerAscii, split, …) and max/min are *not* implemented by cel-interpreter 0.10, so they are refused at
+# load time rather than failing on every node.
 ALLOWED_CALLS = frozenset({
     "size", "has", "all", "exists", "exists_one", "map", "filter", "contains", "startsWith",
-    "endsWith", "matches", "int", "uint", "double", "string", "bool", "bytes", "type", "dyn",
-    "duration", "timestamp", "max", "min", "lowerAscii", "upperAscii", "trim", "split", "join",
-    "replace", "indexOf", "lastIndexOf", "substring",
+    "endsWith", "matches", "int", "uint", "double", "string", "bytes", "type", "dyn",
+    "duration", "timestamp",
 })
-_CALL = re.compile(r"(?<![\w.'\"])\.?([A-Za-z_]\w*)\s*\(")
+MACROS = frozenset({"all", "exists", "exists_one", "map", "filter"})
+MAX_LENGTH = 4096          # characters of one expression
+MAX_MACRO_NESTING = 3      # list macros inside list macros: cost grows as n^depth
+# Any identifier directly followed by "(" — a global call or a method call (after "."), once string
+# literals are blanked out.
+_CALL = re.compile(r"(?<!\w)([A-Za-z_]\w*)\s*\(")
 _STRING = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
 
 
@@ -45,15 +52,33 @@ class Program:
             raise CelError(f"{type(exc).__name__}: {exc}") from None
 
 
-def compile_expression(source: str) -> Program:
-    import cel
-
+def check(source: str) -> None:
+    """Refuse what CEL would allow but netlint does not: unknown functions (a typo, or an attempt to
+    reach outside: ``open(...)``), very long expressions and deeply nested list macros."""
+    if len(source) > MAX_LENGTH:
+        raise CelError(f"expression is {len(source)} characters long; the limit is {MAX_LENGTH}", 1)
     blanked = _STRING.sub(lambda m: " " * len(m.group(0)), source)
     for m in _CALL.finditer(blanked):
         if m.group(1) not in ALLOWED_CALLS:
-            raise CelError(f"function '{m.group(1)}' is not part of CEL's standard library; policies "
-                           "cannot call anything else (no file, network or process access)",
-                           m.start(1) + 1)
+            raise CelError(f"function '{m.group(1)}' is not part of the CEL standard library netlint "
+                           "supports; policies cannot call anything else (no file, network or process "
+                           "access)", m.start(1) + 1)
+    stack: list[bool] = []
+    calls = {m.end() - 1: m.group(1) for m in _CALL.finditer(blanked)}
+    for pos, ch in enumerate(blanked):
+        if ch in "([{":
+            stack.append(ch == "(" and calls.get(pos) in MACROS)
+            if sum(stack) > MAX_MACRO_NESTING:
+                raise CelError(f"list macros nested more than {MAX_MACRO_NESTING} deep (cost grows as "
+                               "size^depth); select deeper with `given` instead", pos + 1)
+        elif ch in ")]}" and stack:
+            stack.pop()
+
+
+def compile_expression(source: str) -> Program:
+    import cel
+
+    check(source)
     try:
         return Program(source, cel.compile(source))
     except Exception as exc:

@@ -9,7 +9,6 @@ import pytest
 
 from conftest import ROOT, SHARED, at, lint_repo, only, write_repo
 from netlint.cli import main
-from netlint.policy.cel import CelError, compile_expression
 
 INVENTORY = """
 cluster: c
@@ -73,7 +72,7 @@ def test_user_policy_in_text_and_sarif(tmp_path, capsys):
 def test_reaching_outside_cannot_be_written(tmp_path, expr, column):
     policy = POLICY.replace("assert: has(self.mtu) && self.mtu >= 9000", f'assert: "{expr}"')
     f = only(repo(tmp_path, policy), "NL031")
-    assert f.file == "org.yaml" and "not part of CEL's standard library" in f.message
+    assert f.file == "org.yaml" and "not part of the CEL standard library" in f.message
     assert at(f) == (5, 13 + column)  # the opening quote is column 13
     assert "ORG001" not in [x.code for x in repo(tmp_path, policy).findings]
 
@@ -155,30 +154,3 @@ def test_plain_check_does_not_import_cel(tmp_path):
             "print('cel' in sys.modules, 'jsonpath_rfc9535' in sys.modules, 'netlint.policy.runner' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True).stdout
     assert out.strip() == "False False False"
-
-
-# -- CEL conformance: the expressions netlint and its packs rely on ---------------------------------
-
-@pytest.mark.parametrize("expr, self_value, expected", [
-    ("self.a == 3", {"a": 3}, True),
-    ("has(self.a) && self.a > 2", {"b": 1}, False),
-    ("self.l.exists(x, x == 3)", {"l": [1, 3]}, True),
-    ("self.l.all(x, x < 5)", {"l": [1, 7]}, False),
-    ("3 in self.l", {"l": [3, 4]}, True),
-    ("size(self.l) == 2", {"l": [3, 4]}, True),
-    ("'26' in self.m && self.m['26'] == 3", {"m": {"26": 3}}, True),
-    ("self.s.startsWith('mlx5') && self.s.endsWith('_0')", {"s": "mlx5_0"}, True),
-    ("self.s.matches('^ens[0-9]+np0$')", {"s": "ens1np0"}, True),
-    ("self.v in ['104', '106']", {"v": "41"}, False),
-    ("double(self.n) >= 100.0", {"n": 150}, True),
-    ("self.x == null", {"x": None}, True),
-    ("!has(self.p) || self.p == null || size(self.p) == 0 || 3 in self.p", {"p": []}, True),
-])
-def test_cel_conformance(expr, self_value, expected):
-    assert compile_expression(expr).evaluate({"self": self_value}) is expected
-
-
-def test_cel_compile_error_has_a_column():
-    with pytest.raises(CelError) as err:
-        compile_expression("self.a >")
-    assert err.value.column == 9
