@@ -1,5 +1,6 @@
 """Find, read and validate policy files; compile their expressions. Every problem is a located NL
-finding (schema: NL004/NL005, NL030 file-level, NL031 expression) — never a traceback."""
+finding (schema: NL004/NL005, NL030 file-level, NL031 expression, NL033 a field the workspace view
+does not have) — never a traceback."""
 
 from __future__ import annotations
 
@@ -85,14 +86,35 @@ def _compile(policy: Policy, shown: str) -> tuple[CompiledPolicy | None, list[Fi
     if code.startswith(BUILTIN_FAMILIES) and code.rstrip("0123456789") in BUILTIN_FAMILIES:
         return None, [Finding("NL030", f"policy id {code} uses a built-in rule family; pick your own prefix",
                               policy.id.span, key=f"{code}:id")]
+    from netlint.policy.shape import UnknownField, check_expression, check_field, check_path
+
     env = JSONPathEnvironment()
-    paths = []
+    paths, selected = [], []
     for given in policy.paths:
         try:
-            paths.append((env.compile(given.value), given))
+            query = env.compile(given.value)
         except Exception as exc:
             return None, [Finding("NL031", f"{code}: JSONPath does not compile: {exc}", given.span,
                                   key=f"{code}:given")]
+        try:
+            selected.extend(check_path(query))
+        except UnknownField as exc:
+            return None, [Finding("NL033", f"{code}: given {given.value!r}: {exc}", given.span,
+                                  key=f"{code}:given:{exc.name}")]
+        paths.append((query, given))
+    if policy.template is not None and isinstance(policy.parameters.get("field"), str):
+        try:
+            check_field(selected, policy.parameters["field"])
+        except UnknownField as exc:
+            where = policy.params.get("field")
+            span = where.span if hasattr(where, "span") else policy.template.span
+            return None, [Finding("NL033", f"{code}: params.field: {exc}", span, key=f"{code}:field:{exc.name}")]
+    if policy.assert_ is not None:
+        try:
+            check_expression(policy.assert_.value, selected)
+        except UnknownField as exc:
+            return None, [Finding("NL033", f"{code}: assert: {exc}", _column(policy.assert_, exc.offset + 1),
+                                  key=f"{code}:assert:{exc.name}")]
     if policy.template is not None:
         try:
             source = expression(policy.template.value, policy.parameters)

@@ -84,7 +84,8 @@ def test_loops_cannot_be_written(tmp_path):
 
 
 def test_runtime_error_on_missing_field_is_reported_not_passed(tmp_path):
-    policy = POLICY.replace("has(self.mtu) && self.mtu >= 9000", "self.watchdog_timer > 1")
+    # `maps` is a free-form map (port-level overrides): the key is legal but absent on these ports
+    policy = POLICY.replace("has(self.mtu) && self.mtu >= 9000", "self.maps.dscp_to_tc == 'RDMA'")
     report = repo(tmp_path, policy)
     errors = [f for f in report.findings if f.code == "NL032"]
     assert len(errors) == 2 and errors[0].file == "org.yaml" and errors[0].span.line == 5
@@ -154,3 +155,22 @@ def test_plain_check_does_not_import_cel(tmp_path):
             "print('cel' in sys.modules, 'jsonpath_rfc9535' in sys.modules, 'netlint.policy.runner' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True).stdout
     assert out.strip() == "False False False"
+
+
+@pytest.mark.parametrize("change, where, name", [
+    (("$.switches[*].ports.*", "$.switches[*].port.*"), (4, 12), "'port'"),
+    (("has(self.mtu) && self.mtu >= 9000", "has(self.mut) && self.mut >= 9000"), (5, 22), "'mut' here; did you mean 'mtu'"),
+    (("has(self.mtu) && self.mtu >= 9000", "template: range\n    params: {field: watchdog.detection, min: 1}"),
+     (6, 21), "'detection' here; did you mean 'detection_ms'"),
+])
+def test_a_field_the_view_does_not_have_is_not_a_silent_pass(tmp_path, change, where, name):
+    policy = POLICY.replace(*change).replace("    assert: template:", "    template:")
+    report = repo(tmp_path, policy)
+    f = only(report, "NL033")
+    assert f.file == "org.yaml" and at(f) == where and name in f.message
+    assert not [x for x in report.findings if x.code in ("ORG001", "NL032")]
+
+
+def test_free_form_fields_are_not_checked(tmp_path):
+    policy = POLICY.replace("has(self.mtu) && self.mtu >= 9000", "'!has(self.maps.anything) || self.mtu > 1'")
+    assert not [f for f in repo(tmp_path, policy).findings if f.code.startswith("NL")]

@@ -30,3 +30,16 @@ class PolicyRuntimeError(_EngineRule):
     Good: `assert: has(self.watchdog) && self.watchdog != null && self.watchdog.enabled == true`."""
 
     code, name, summary = "NL032", "policy-runtime-error", "Policy expression failed on a node"
+
+
+class PolicyUnknownField(_EngineRule):
+    """A policy names a field the workspace view does not have — in its `given` JSONPath, in a
+    template's `params.field`, or as `self.x` / `workspace.x` in its CEL expression. Such a policy
+    would select nothing, or pass on every node behind a `has()` guard or a template's "absent
+    passes" rule: a silent pass. The check uses `schemas/workspace.schema.json` (generated from the
+    models); free-form values (port-level `maps`, values netlint cannot type) accept any name. The
+    policy is not run until the name is fixed.
+
+    Bad: `given: $.switches[*].port.*`. Good: `given: $.switches[*].ports.*` (see docs/policy.md)."""
+
+    code, name, summary = "NL033", "policy-unknown-field", "Policy refers to a field the workspace view does not have"

@@ -1,0 +1,123 @@
+"""Static check of the field names a policy uses against the workspace view's schema.
+
+A JSONPath that names a field the view does not have selects nothing, and a template or a guarded
+CEL expression over a misspelt field passes on every node: both would pass silently. The schema is
+the generated ``schemas/workspace.schema.json`` (built from the models, so it cannot drift); where it
+says nothing about a value (``{}``: a free-form value) every name is accepted.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from functools import lru_cache
+from typing import Any
+
+_SELF = re.compile(r"(?<![\w.])(self|workspace)((?:\s*\.\s*[A-Za-z_]\w*)+)(\s*\()?")
+_STRING = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
+
+
+class UnknownField(ValueError):
+    def __init__(self, name: str, known: list[str], offset: int = 0):
+        close = difflib.get_close_matches(name, known, n=1)
+        hint = f"; did you mean '{close[0]}'?" if close else (f" (known: {', '.join(sorted(known)[:12])})"
+                                                              if known else "")
+        super().__init__(f"the workspace view has no field '{name}' here{hint}")
+        self.name, self.offset = name, offset
+
+
+@lru_cache(maxsize=1)
+def _schema() -> dict:
+    from netlint.policy.schema import workspace_schema
+
+    return workspace_schema()
+
+
+def _deref(node: dict) -> list[dict]:
+    """The alternatives a schema node stands for (``$ref`` resolved, ``anyOf`` flattened, null dropped)."""
+    if "$ref" in node:
+        return _deref(_schema()["$defs"][node["$ref"].rsplit("/", 1)[1]])
+    if "anyOf" in node:
+        return [alt for option in node["anyOf"] for alt in _deref(option)]
+    if node.get("type") == "null":
+        return []
+    return [node]
+
+
+def _children(node: dict) -> list[dict]:
+    out: list[dict] = []
+    for alt in _deref(node):
+        if not alt:
+            return [{}]
+        if alt.get("type") == "array" or "items" in alt:
+            out.append(alt.get("items", {}))
+        if "properties" in alt:
+            out.extend(alt["properties"].values())
+        extra = alt.get("additionalProperties")
+        if isinstance(extra, dict):
+            out.append(extra)
+    return out
+
+
+def _member(nodes: list[dict], name: str, offset: int = 0) -> list[dict]:
+    out: list[dict] = []
+    known: list[str] = []
+    for node in nodes:
+        for alt in _deref(node):
+            if not alt:
+                return [{}]
+            props = alt.get("properties", {})
+            if name in props:
+                out.append(props[name])
+            extra = alt.get("additionalProperties")
+            if isinstance(extra, dict):
+                out.append(extra)
+            if alt.get("type") == "array" and not props:
+                continue
+            known.extend(props)
+    if not out and known:
+        raise UnknownField(name, known, offset)
+    return out
+
+
+def check_path(query) -> list[dict]:
+    """Walk a compiled RFC 9535 query over the schema; the schema nodes it selects ([{}] = unknown)."""
+    nodes = [_schema()]
+    for segment in query.segments:
+        if type(segment).__name__ != "JSONPathChildSegment":
+            return [{}]  # descendant segment: anything below
+        nxt: list[dict] = []
+        for sel in segment.selectors:
+            kind = type(sel).__name__
+            if kind == "NameSelector":
+                nxt.extend(_member(nodes, sel.name))
+            else:  # wildcard, index, slice, filter: the children
+                nxt.extend(child for n in nodes for child in _children(n))
+        nodes = nxt
+        if not nodes:
+            return []
+    return nodes
+
+
+def check_field(nodes: list[dict], dotted: str) -> None:
+    for part in dotted.split("."):
+        nodes = _member(nodes, part)
+        if not nodes or {} in nodes:
+            return
+
+
+def check_expression(source: str, selected: list[dict]) -> None:
+    """Field chains after ``self`` (over the selected nodes) and ``workspace`` (over the root)."""
+    blanked = _STRING.sub(lambda m: " " * len(m.group(0)), source)
+    for m in _SELF.finditer(blanked):
+        parts = [p.strip() for p in m.group(2).split(".")[1:]]
+        if m.group(3):  # a method call: the last name is the function
+            parts = parts[:-1]
+        nodes = selected if m.group(1) == "self" else [_schema()]
+        offset = m.start(2)
+        for part in parts:
+            offset = blanked.index(part, offset)
+            nodes = _member(nodes, part, offset)
+            if not nodes or {} in nodes:
+                break
+            offset += len(part)
