@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from netlint.findings import Finding, Severity
+from netlint.findings import Finding, Related, Severity
 from netlint.located import Span, plain
 from netlint.policy.cel import CelError
 from netlint.policy.files import CompiledPolicy, load, resolve, severity_of
@@ -28,7 +28,12 @@ def run_policies(ws) -> list[Finding]:
     view = View()
     data = view.build(ws)
     for policy in compiled:
-        findings.extend(evaluate(policy, data, view))
+        try:
+            findings.extend(evaluate(policy, data, view))
+        except Exception as exc:  # a JSONPath filter or the engine failing unexpectedly: located, not a crash
+            where = policy.policy.assert_ or policy.policy.template or policy.policy.id
+            findings.append(Finding("NL032", f"{policy.code}: policy failed: {type(exc).__name__}: {exc}",
+                                    where.span, key=f"{policy.code}:runtime"))
     return findings
 
 
@@ -59,8 +64,10 @@ def evaluate(policy: CompiledPolicy, data: dict, view: View) -> list[Finding]:
             ok = policy.program.evaluate(variables)
         except CelError as exc:
             where = p.assert_ or p.template
+            node = view.span_at(loc)
             out.append(Finding("NL032", f"{policy.code}: CEL failed on {_dotted(loc)}: {exc.message} "
                                "(guard optional fields with has())", where.span,
+                               related=(Related(node, "the node it failed on"),) if node else (),
                                key=f"{policy.code}:runtime:{_dotted(loc)}"))
             continue
         if ok is not True:

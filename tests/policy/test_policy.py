@@ -89,6 +89,7 @@ def test_runtime_error_on_missing_field_is_reported_not_passed(tmp_path):
     report = repo(tmp_path, policy)
     errors = [f for f in report.findings if f.code == "NL032"]
     assert len(errors) == 2 and errors[0].file == "org.yaml" and errors[0].span.line == 5
+    assert sorted(e.related[0].span.line for e in errors) == [7, 8]  # and the ports it failed on
 
 
 def test_schema_violation_is_located(tmp_path):
@@ -174,3 +175,15 @@ def test_a_field_the_view_does_not_have_is_not_a_silent_pass(tmp_path, change, w
 def test_free_form_fields_are_not_checked(tmp_path):
     policy = POLICY.replace("has(self.mtu) && self.mtu >= 9000", "'!has(self.maps.anything) || self.mtu > 1'")
     assert not [f for f in repo(tmp_path, policy).findings if f.code.startswith("NL")]
+
+
+def test_the_example_in_the_docs_loads_cleanly(tmp_path):
+    import re
+
+    from netlint.policy.files import load
+
+    text = (ROOT / "docs" / "policy.md").read_text()
+    block = re.search(r"```yaml\n(.*?)```", text, re.S).group(1)
+    (tmp_path / "org.yaml").write_text(block)
+    policies, problems = load(tmp_path / "org.yaml", "org.yaml")
+    assert [p.code for p in policies] == ["ORG001", "ORG002"] and problems == []
