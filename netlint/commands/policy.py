@@ -26,17 +26,22 @@ def run(args) -> int:
         else:
             sys.stderr.write(f"netlint: error: no such file or directory: {path}\n")
             return 2
-    failed, tested = 0, 0
+    failed, tested, bare = 0, 0, []
     for file in files:
         policies, problems = load(file, str(file))
-        for f in problems:
+        for f in problems:  # a policy that does not load fails the test run
             print(f"{f.span.file}:{f.span.line}:{f.span.col}: {f.code} {f.message}")
             failed += 1
         for policy in policies:
             ex = policy.policy.examples
-            tested += 0 if ex is None else len(ex.pass_) + len(ex.fail)
+            if ex is None or not (ex.pass_ or ex.fail):
+                bare.append(policy.code)
+                continue
+            tested += len(ex.pass_) + len(ex.fail)
             for problem in run_examples(policy):
-                print(f"{file}: {problem}")
+                print(problem)
                 failed += 1
-    print(f"{tested - failed if tested >= failed else 0} passed, {failed} failed")
+    if bare:
+        print(f"no examples: {', '.join(bare)}")
+    print(f"{max(tested - failed, 0)} passed, {failed} failed")
     return 1 if failed else 0

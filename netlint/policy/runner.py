@@ -122,7 +122,8 @@ def _dotted(loc: tuple) -> str:
 
 
 def run_examples(policy: CompiledPolicy) -> list[str]:
-    """Failures of the policy's own examples (``netlint policy test``)."""
+    """Failures of the policy's own examples (``netlint policy test``), each ``file:line:col: message``
+    pointing at the example. A template evaluates like in a run; ``match-across`` has no examples."""
     ex = policy.policy.examples
     if ex is None or policy.program is None:
         return []
@@ -130,12 +131,14 @@ def run_examples(policy: CompiledPolicy) -> list[str]:
     for kind, items, want in (("pass", ex.pass_, True), ("fail", ex.fail, False)):
         for i, item in enumerate(items):
             sample = plain(item)
+            span = getattr(item, "span", None) or policy.policy.id.span
+            where = f"{span.file}:{span.line}:{span.col}"
             try:
                 got = policy.program.evaluate({"self": sample, "workspace": {}}) is True
             except CelError as exc:
-                problems.append(f"{policy.code} {kind} example {i + 1}: CEL failed: {exc.message}")
+                problems.append(f"{where}: {policy.code} {kind} example {i + 1}: CEL failed: {exc.message}")
                 continue
             if got != want:
                 verdict = "fails" if want else "passes"
-                problems.append(f"{policy.code} {kind} example {i + 1} {verdict}: {sample!r}")
+                problems.append(f"{where}: {policy.code} {kind} example {i + 1} {verdict}: {sample!r}")
     return problems

@@ -187,3 +187,32 @@ def test_the_example_in_the_docs_loads_cleanly(tmp_path):
     (tmp_path / "org.yaml").write_text(block)
     policies, problems = load(tmp_path / "org.yaml", "org.yaml")
     assert [p.code for p in policies] == ["ORG001", "ORG002"] and problems == []
+
+
+def test_policy_test_points_at_the_broken_example_and_fails_on_a_bad_policy(tmp_path, capsys):
+    broken = POLICY + "    examples:\n      fail: [{name: y, mtu: 9216}]\n"
+    bad_cel = POLICY.replace("ORG001", "ORG002").replace("self.mtu >= 9000", "self.mtu >=")
+    write_repo(tmp_path, {"p/a.yaml": broken, "p/b.yaml": bad_cel})
+    assert main(["policy", "test", str(tmp_path / "p")]) == 1
+    out = capsys.readouterr().out
+    assert f"{tmp_path / 'p' / 'a.yaml'}:8:14: ORG001 fail example 1 passes" in out
+    assert "b.yaml:5:" in out and "NL031" in out and "0 passed, 2 failed" in out
+
+
+def test_packs_ship_in_the_wheel_and_are_found():
+    from netlint.policy.files import PACKS_DIR
+
+    assert PACKS_DIR == ROOT / "rules"
+    assert '"share/netlint/rules" = ["rules/*.yaml"]' in (ROOT / "pyproject.toml").read_text()
+    assert {p.stem for p in PACKS_DIR.glob("*.yaml")} == {"nvidia-roce", "sonic-default", "production"}
+
+
+def test_every_pack_rule_cites_a_source_and_has_examples():
+    from netlint.policy.files import PACKS_DIR, load
+
+    for path in PACKS_DIR.glob("*.yaml"):
+        policies, problems = load(path, path.name)
+        assert problems == []
+        for p in policies:
+            assert p.policy.docs is not None and "research/" in p.policy.docs.value, p.code
+            assert p.policy.examples is not None and p.policy.examples.pass_ and p.policy.examples.fail, p.code
