@@ -99,8 +99,10 @@ def _finding(policy: CompiledPolicy, loc: tuple, value: Any, data: dict, view: V
         or Span(policy.file, 1, 1, 1, 1)
     text = p.message.value if p.message is not None else p.summary.value
     message = _PLACEHOLDER.sub(lambda m: _render(m.group(1), value, data), text) + extra
+    meta = {"summary": p.summary.value, "file": policy.file, "docs": p.docs.value if p.docs else None,
+            "tags": [t.value for t in p.tags]}  # for reporters that describe rules outside the registry
     return Finding(policy.code, message, span, severity_of(p) if p.severity else Severity.ERROR,
-                   key=f"{policy.code}:{_dotted(loc)}")
+                   key=f"{policy.code}:{_dotted(loc)}", extra={"policy": meta})
 
 
 def _render(ref: str, value: Any, data: dict) -> str:
