@@ -115,6 +115,16 @@ def _compile(policy: Policy, shown: str) -> tuple[CompiledPolicy | None, list[Fi
         except UnknownField as exc:
             return None, [Finding("NL033", f"{code}: assert: {exc}", _column(policy.assert_, exc.offset + 1),
                                   key=f"{code}:assert:{exc.name}")]
+    if policy.message is not None:
+        from netlint.policy.runner import PLACEHOLDER
+
+        for m in PLACEHOLDER.finditer(policy.message.value):
+            try:
+                check_expression(m.group(1), selected)
+            except UnknownField as exc:
+                return None, [Finding("NL033", f"{code}: message placeholder {{{m.group(1)}}}: {exc}",
+                                      _column(policy.message, m.start(1) + exc.offset + 1),
+                                      key=f"{code}:message:{exc.name}")]
     if policy.template is not None:
         try:
             source = expression(policy.template.value, policy.parameters)

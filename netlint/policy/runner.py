@@ -11,7 +11,7 @@ from netlint.policy.cel import CelError
 from netlint.policy.files import CompiledPolicy, load, resolve, severity_of
 from netlint.policy.view import View
 
-_PLACEHOLDER = re.compile(r"\{((?:self|workspace)(?:\.[A-Za-z_]\w*)*)\}")
+PLACEHOLDER = re.compile(r"\{((?:self|workspace)(?:\.[A-Za-z_]\w*)*)\}")
 
 
 def run_policies(ws) -> list[Finding]:
@@ -70,7 +70,14 @@ def evaluate(policy: CompiledPolicy, data: dict, view: View) -> list[Finding]:
                                related=(Related(node, "the node it failed on"),) if node else (),
                                key=f"{policy.code}:runtime:{_dotted(loc)}"))
             continue
-        if ok is not True:
+        if not isinstance(ok, bool):
+            node = view.span_at(loc)
+            where = p.assert_ or p.template
+            out.append(Finding("NL034", f"{policy.code}: the expression gave {type(ok).__name__} {ok!r} on "
+                               f"{_dotted(loc)}, not true or false", where.span,
+                               related=(Related(node, "the node it was evaluated on"),) if node else (),
+                               key=f"{policy.code}:not-bool:{_dotted(loc)}"))
+        elif ok is not True:
             out.append(_finding(policy, loc, value, data, view))
     return out
 
@@ -98,7 +105,7 @@ def _finding(policy: CompiledPolicy, loc: tuple, value: Any, data: dict, view: V
     span = (view.span_at(loc + tuple(field.split("."))) if field else None) or view.span_at(loc) \
         or Span(policy.file, 1, 1, 1, 1)
     text = p.message.value if p.message is not None else p.summary.value
-    message = _PLACEHOLDER.sub(lambda m: _render(m.group(1), value, data), text) + extra
+    message = PLACEHOLDER.sub(lambda m: _render(m.group(1), value, data), text) + extra
     meta = {"summary": p.summary.value, "file": policy.file, "docs": p.docs.value if p.docs else None,
             "tags": [t.value for t in p.tags]}  # for reporters that describe rules outside the registry
     return Finding(policy.code, message, span, severity_of(p) if p.severity else Severity.ERROR,
@@ -136,10 +143,14 @@ def run_examples(policy: CompiledPolicy) -> list[str]:
             span = getattr(item, "span", None) or policy.policy.id.span
             where = f"{span.file}:{span.line}:{span.col}"
             try:
-                got = policy.program.evaluate({"self": sample, "workspace": {}}) is True
+                result = policy.program.evaluate({"self": sample, "workspace": {}})
             except CelError as exc:
                 problems.append(f"{where}: {policy.code} {kind} example {i + 1}: CEL failed: {exc.message}")
                 continue
+            if not isinstance(result, bool):
+                problems.append(f"{where}: {policy.code} {kind} example {i + 1}: gave {result!r}, not a boolean")
+                continue
+            got = result
             if got != want:
                 verdict = "fails" if want else "passes"
                 problems.append(f"{where}: {policy.code} {kind} example {i + 1} {verdict}: {sample!r}")

@@ -216,3 +216,16 @@ def test_every_pack_rule_cites_a_source_and_has_examples():
         for p in policies:
             assert p.policy.docs is not None and "research/" in p.policy.docs.value, p.code
             assert p.policy.examples is not None and p.policy.examples.pass_ and p.policy.examples.fail, p.code
+
+
+def test_a_non_boolean_result_is_neither_pass_nor_violation(tmp_path):
+    report = repo(tmp_path, POLICY.replace("has(self.mtu) && self.mtu >= 9000", "self.mtu"))
+    found = [f for f in report.findings if f.code == "NL034"]
+    assert len(found) == 2 and found[0].file == "org.yaml" and any("int 9216" in f.message for f in found)
+    assert not [f for f in report.findings if f.code == "ORG001"]
+
+
+def test_a_misspelt_placeholder_is_located(tmp_path):
+    policy = POLICY.replace("port {self.name} has", "port {self.nmae} has")
+    f = only(repo(tmp_path, policy), "NL033")
+    assert at(f) == (6, 26) and "did you mean 'name'" in f.message

@@ -43,3 +43,13 @@ class PolicyUnknownField(_EngineRule):
     Bad: `given: $.switches[*].port.*`. Good: `given: $.switches[*].ports.*` (see docs/policy.md)."""
 
     code, name, summary = "NL033", "policy-unknown-field", "Policy refers to a field the workspace view does not have"
+
+
+class PolicyNotBoolean(_EngineRule):
+    """A policy's CEL expression gave something other than `true` or `false` on a node — a number, a
+    string, a list. netlint does not guess whether that means pass or fail; the finding points at the
+    expression and at the node.
+
+    Bad: `assert: self.mtu`. Good: `assert: self.mtu >= 9000`."""
+
+    code, name, summary = "NL034", "policy-not-boolean", "Policy expression did not give true or false"
