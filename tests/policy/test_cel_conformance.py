@@ -115,3 +115,10 @@ def test_compile_error_has_a_column():
     with pytest.raises(CelError) as err:
         compile_expression("self.a >")
     assert err.value.column == 9
+
+
+def test_bound_variables_are_shared_across_nodes():
+    run = compile_expression("workspace.names.exists(n, n == self.name)").bind({"workspace": {"names": ["a", "b"]}})
+    assert [run({"self": {"name": x}}) for x in ("a", "c", "b")] == [True, False, True]
+    with pytest.raises(CelError):
+        run({"self": {}})

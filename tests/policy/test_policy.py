@@ -229,3 +229,16 @@ def test_a_misspelt_placeholder_is_located(tmp_path):
     policy = POLICY.replace("port {self.name} has", "port {self.nmae} has")
     f = only(repo(tmp_path, policy), "NL033")
     assert at(f) == (6, 26) and "did you mean 'name'" in f.message
+
+
+def test_workspace_variable_and_placeholders(tmp_path):
+    policy = """
+rules:
+  - id: ORG010
+    summary: every switch is in the inventory with MTU above the fabric's
+    given: $.switches[*].ports.*
+    assert: workspace.inventory.switches.exists(s, s.name == 'leaf02') && self.mtu > workspace.inventory.fabric.mtu
+    message: "{self.name}: MTU {self.mtu} not above the fabric's {workspace.inventory.fabric.mtu} in {workspace.inventory.cluster}"
+"""
+    f = only(repo(tmp_path, policy), "ORG010")
+    assert f.message == "Ethernet4: MTU 1500 not above the fabric's 9100 in c" and at(f) == (8, 5)
