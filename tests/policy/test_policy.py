@@ -156,6 +156,9 @@ def test_plain_check_does_not_import_cel(tmp_path):
             "print('cel' in sys.modules, 'jsonpath_rfc9535' in sys.modules, 'netlint.policy.runner' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True).stdout
     assert out.strip() == "False False False"
+    (tmp_path / "netlint.yaml").write_text("policies: [production]\n")  # the control: now it is loaded
+    out = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True).stdout
+    assert out.strip() == "True True True"
 
 
 @pytest.mark.parametrize("change, where, name", [
