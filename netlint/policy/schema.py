@@ -11,7 +11,7 @@ import dataclasses
 import typing
 from typing import Any
 
-from netlint.policy.view import hidden
+from netlint.policy.view import hidden, kind_of
 
 
 def policy_schema_model():
@@ -69,28 +69,43 @@ class _Gen:
         return {"$ref": f"#/$defs/{name}"}
 
 
-def workspace_schema() -> dict:
-    from netlint.models.inventory import Inventory
-    from netlint.models.job import TrainingJob
+def collection_models() -> dict[str, tuple]:
+    """The model classes each workspace collection holds (``ws.jobs`` mixes three)."""
+    from netlint.models.job import DsConfig, Hostfile, TrainingJob
     from netlint.models.nccl import NcclEnv
     from netlint.models.switch import SwitchQos
+
+    return {"switches": (SwitchQos,), "nics": (), "nccl_envs": (NcclEnv,),
+            "jobs": (TrainingJob, DsConfig, Hostfile)}
+
+
+def _item(gen: _Gen, cls: type) -> dict:
+    """A collection item: the model plus the ``kind`` the view adds (View.build)."""
+    ref = gen.dataclass(cls)
+    props = gen.defs[cls.__name__].get("properties", {})
+    if "kind" in props:
+        return ref
+    return {"allOf": [ref, {"properties": {"kind": {"const": kind_of(cls)}}, "required": ["kind"]}]}
+
+
+def workspace_schema() -> dict:
+    from netlint.models.inventory import Inventory
 
     gen = _Gen()
     inventory = Inventory.model_json_schema(ref_template="#/$defs/{model}")
     gen.defs.update(inventory.pop("$defs", {}))
     gen.defs["Inventory"] = inventory
+    props: dict[str, Any] = {"inventory": {"anyOf": [{"$ref": "#/$defs/Inventory"}, {"type": "null"}]}}
+    for name, classes in collection_models().items():
+        items = [_item(gen, cls) for cls in classes]
+        props[name] = {"type": "array", "items": items[0] if len(items) == 1 else {"anyOf": items} if items else {}}
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": "https://netlint.dev/schemas/workspace.schema.json",
         "title": "netlint workspace view",
-        "description": "What policy JSONPaths select from: `$.inventory`, `$.switches[*]`, `$.nccl_envs[*]`, `$.jobs[*]`.",
+        "description": "What policy JSONPaths select from: `$.inventory`, `$.switches[*]`, `$.nccl_envs[*]`, "
+                       "`$.jobs[*]`. Each collection item has `kind`, the model it comes from.",
         "type": "object",
-        "properties": {
-            "inventory": {"anyOf": [{"$ref": "#/$defs/Inventory"}, {"type": "null"}]},
-            "switches": {"type": "array", "items": gen.dataclass(SwitchQos)},
-            "nics": {"type": "array", "items": {}},
-            "nccl_envs": {"type": "array", "items": gen.of(NcclEnv)},
-            "jobs": {"type": "array", "items": gen.of(TrainingJob)},
-        },
+        "properties": props,
         "$defs": dict(sorted(gen.defs.items())),
     }

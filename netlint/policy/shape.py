@@ -34,11 +34,12 @@ def _schema() -> dict:
 
 
 def _deref(node: dict) -> list[dict]:
-    """The alternatives a schema node stands for (``$ref`` resolved, ``anyOf`` flattened, null dropped)."""
+    """The alternatives a schema node stands for (``$ref`` resolved, ``anyOf`` flattened, null dropped).
+    The parts of an ``allOf`` count as alternatives too: a name any part has is a field."""
     if "$ref" in node:
         return _deref(_schema()["$defs"][node["$ref"].rsplit("/", 1)[1]])
-    if "anyOf" in node:
-        return [alt for option in node["anyOf"] for alt in _deref(option)]
+    if "anyOf" in node or "allOf" in node:
+        return [alt for option in node.get("anyOf", node.get("allOf")) for alt in _deref(option)]
     if node.get("type") == "null":
         return []
     return [node]

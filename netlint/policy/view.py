@@ -4,12 +4,15 @@ Models are converted generically (pydantic models, dataclasses, dicts, lists, ``
 so a new model kind appears in the view without changes here. ``spans`` maps each node's location
 (the tuple of keys and indexes from the root, as RFC 9535 normalized paths give it) to its Span.
 Internal fields (spans, edit paths, tokens, caches) are left out; values netlint could not resolve
-(a shell expansion) are ``null``.
+(a shell expansion) are ``null``. Each item of a collection also has ``kind``, the model it comes from
+in snake case (``$.jobs`` mixes ``training_job``, ``ds_config`` and ``hostfile``), so a policy can
+select one kind: ``$.jobs[?@.kind == 'training_job']``.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Any
 
 from netlint.located import Scalar, Span
@@ -22,13 +25,26 @@ def hidden(name: str) -> bool:
     return name.startswith("_") or name.endswith(_HIDDEN_SUFFIXES)
 
 
+def kind_of(cls: type) -> str:
+    """``TrainingJob`` -> ``training_job``: the ``kind`` of a collection item in the view."""
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", cls.__name__).lower()
+
+
 class View:
     def __init__(self) -> None:
         self.spans: dict[tuple, Span] = {}
         self._active: set[int] = set()
 
     def build(self, ws) -> dict:
-        return {name: self.convert(getattr(ws, name, None), (name,)) for name in COLLECTIONS}
+        out = {}
+        for name in COLLECTIONS:
+            obj = getattr(ws, name, None)
+            out[name] = view = self.convert(obj, (name,))
+            if isinstance(view, list) and isinstance(obj, (list, tuple)):
+                for i, (item, model) in enumerate(zip(view, obj)):
+                    if isinstance(item, dict) and "kind" not in item:
+                        view[i] = {"kind": kind_of(type(model)), **item}
+        return out
 
     def convert(self, obj: Any, loc: tuple) -> Any:
         if isinstance(obj, Scalar):

@@ -245,3 +245,32 @@ rules:
 """
     f = only(repo(tmp_path, policy), "ORG010")
     assert f.message == "Ethernet4: MTU 1500 not above the fabric's 9100 in c" and at(f) == (8, 5)
+
+
+def test_jobs_mix_kinds_and_policies_select_one(tmp_path):
+    """ws.jobs holds training jobs, DeepSpeed configs and hostfiles: each has its own fields (no false
+    NL033 on a DeepSpeed field) and a `kind` to select on (no NL032 on the other kinds)."""
+    import shutil
+
+    shutil.copytree(ROOT / "examples" / "jobs", tmp_path / "jobs")
+    policy = """
+rules:
+  - id: ORG020
+    summary: ZeRO stage 1 at most
+    given: $.jobs[*].root.zero_optimization
+    template: range
+    params: {field: stage, max: 1}
+  - id: ORG021
+    summary: TP within the NVLink domain
+    given: "$.jobs[?@.kind == 'training_job']"
+    assert: self.tp <= 8
+    message: "{self.kind} with TP {self.tp}"
+"""
+    write_repo(tmp_path, {"org.yaml": policy, "netlint.yaml": "policies: [org.yaml]\n"})
+    from conftest import run_lint
+
+    report = run_lint(tmp_path, select=["ORG", "NL03"])
+    got = sorted((f.code, f.file, f.message) for f in report.findings)
+    assert got == [("ORG020", "jobs/ds_config.json", "ZeRO stage 1 at most"),
+                   ("ORG021", "jobs/pretrain_gpt.sh", "training_job with TP 16")]
+    assert at(only(report, "ORG020")) == (8, 14)
