@@ -14,7 +14,7 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from netlint.policy.files import PACKS_DIR, load
+    from netlint.policy.files import PACKS_DIR, load, unique
     from netlint.policy.runner import run_examples
 
     files: list[Path] = []
@@ -26,22 +26,27 @@ def run(args) -> int:
         else:
             sys.stderr.write(f"netlint: error: no such file or directory: {path}\n")
             return 2
-    failed, tested, bare = 0, 0, []
+    failed, tested, wrong, bare = 0, 0, 0, []
+    loaded, problems = [], []
     for file in files:
-        policies, problems = load(file, str(file))
-        for f in problems:  # a policy that does not load fails the test run
-            print(f"{f.span.file}:{f.span.line}:{f.span.col}: {f.code} {f.message}")
-            failed += 1
-        for policy in policies:
-            ex = policy.policy.examples
-            if ex is None or not (ex.pass_ or ex.fail):
-                bare.append(policy.code)
-                continue
-            tested += len(ex.pass_) + len(ex.fail)
-            for problem in run_examples(policy):
-                print(problem)
-                failed += 1
+        policies, found = load(file, str(file))
+        loaded.extend(policies)
+        problems.extend(found)
+    loaded, duplicates = unique(loaded)
+    for f in problems + duplicates:  # a policy that does not load fails the test run
+        print(f"{f.span.file}:{f.span.line}:{f.span.col}: {f.code} {f.message}")
+        failed += 1
+    for policy in loaded:
+        ex = policy.policy.examples
+        if ex is None or not (ex.pass_ or ex.fail):
+            bare.append(policy.code)
+            continue
+        tested += len(ex.pass_) + len(ex.fail)
+        for problem in run_examples(policy):
+            print(problem)
+            wrong += 1
+    failed += wrong
     if bare:
         print(f"no examples: {', '.join(bare)}")
-    print(f"{max(tested - failed, 0)} passed, {failed} failed")
+    print(f"{tested - wrong} passed, {failed} failed")
     return 1 if failed else 0

@@ -39,8 +39,9 @@ class CompiledPolicy:
         return self.policy.id.value
 
 
-def resolve(entries: list[str], root: Path) -> tuple[list[Path], list[Finding]]:
-    """Config ``policies:`` entries → files. A bare name is a built-in pack (``rules/<name>.yaml``)."""
+def resolve(entries: list[str], root: Path, config_file: Path | None = None) -> tuple[list[Path], list[Finding]]:
+    """Config ``policies:`` entries → files. A bare name is a built-in pack (``rules/<name>.yaml``).
+    An entry that names nothing is NL030 at the entry in the config file."""
     files, problems = [], []
     for entry in entries:
         if "/" not in entry and not entry.endswith((".yaml", ".yml")):
@@ -52,9 +53,49 @@ def resolve(entries: list[str], root: Path) -> tuple[list[Path], list[Finding]]:
         elif path.is_file():
             files.append(path)
         else:
-            problems.append(Finding("NL030", f"policy '{entry}' not found (no built-in pack or file of that name)",
-                                    Span(".", 1, 1, 1, 1), key=f"policy:{entry}"))
+            packs = ", ".join(sorted(p.stem for p in PACKS_DIR.glob("*.yaml")))
+            problems.append(Finding("NL030", f"policy '{entry}' not found: no file or folder of that name "
+                                    f"and no built-in pack ({packs})", _entry_span(entry, root, config_file),
+                                    key=f"policy:{entry}"))
     return files, problems
+
+
+def _entry_span(entry: str, root: Path, config_file: Path | None) -> Span:
+    """Where ``entry`` is written in the config's ``policies`` list (YAML or pyproject.toml)."""
+    if config_file is None:
+        return Span(".", 1, 1, 1, 1)
+    from netlint.discovery import display_path
+
+    shown = display_path(config_file, root)
+    try:
+        text = config_file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return Span(shown, 1, 1, 1, 1)
+    import re
+
+    key = re.search(r"^[ \t]*[\"']?policies[\"']?[ \t]*[:=]", text, re.M)
+    found = re.compile(r"(?<![\w./-])" + re.escape(entry) + r"(?![\w./-])").search(text, key.end() if key else 0)
+    if found is None:
+        return Span(shown, 1, 1, 1, 1)
+    line = text.count("\n", 0, found.start()) + 1
+    col = found.start() - (text.rfind("\n", 0, found.start()) + 1) + 1
+    return Span(shown, line, col, line, col + len(entry), found.start(), found.end())
+
+
+def unique(policies: list[CompiledPolicy]) -> tuple[list[CompiledPolicy], list[Finding]]:
+    """The first policy of each id; a later one with the same id is NL030 and does not run (findings,
+    baselines, suppressions and SARIF rules are keyed by the id)."""
+    first: dict[str, CompiledPolicy] = {}
+    kept, problems = [], []
+    for p in policies:
+        if p.code in first:
+            s = first[p.code].policy.id.span
+            problems.append(Finding("NL030", f"policy id {p.code} is already used at {s.file}:{s.line}:{s.col}; "
+                                    "ids must be unique", p.policy.id.span, key=f"{p.code}:duplicate"))
+            continue
+        first[p.code] = p
+        kept.append(p)
+    return kept, problems
 
 
 def load(path: Path, shown: str) -> tuple[list[CompiledPolicy], list[Finding]]:

@@ -13,8 +13,12 @@ Template = Literal["required", "forbidden", "range", "one-of", "match-across"]
 
 
 class Examples(Model):
-    pass_: list[Any] = Field(default_factory=list, alias="pass", description="values of `self` that must pass")
-    fail: list[Any] = Field(default_factory=list, description="values of `self` that must fail")
+    pass_: list[Any] = Field(default_factory=list, alias="pass",
+                             description="values of `self` that must pass (match-across: lists of them)")
+    fail: list[Any] = Field(default_factory=list,
+                            description="values of `self` that must fail (match-across: lists of them)")
+    workspace: dict[str, Any] = Field(default_factory=dict,
+                                      description="the `workspace` the examples run against (default: empty)")
 
 
 class Policy(Model):

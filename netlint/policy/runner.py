@@ -6,9 +6,9 @@ import re
 from typing import Any
 
 from netlint.findings import Finding, Related, Severity
-from netlint.located import Span, plain
+from netlint.located import Span
 from netlint.policy.cel import CelError
-from netlint.policy.files import CompiledPolicy, load, resolve, severity_of
+from netlint.policy.files import CompiledPolicy, load, resolve, severity_of, unique
 from netlint.policy.view import View
 
 PLACEHOLDER = re.compile(r"\{((?:self|workspace)(?:\.[A-Za-z_]\w*)*)\}")
@@ -17,12 +17,14 @@ PLACEHOLDER = re.compile(r"\{((?:self|workspace)(?:\.[A-Za-z_]\w*)*)\}")
 def run_policies(ws) -> list[Finding]:
     from netlint.discovery import display_path
 
-    files, findings = resolve(ws.config.settings.policies, ws.config.root)
+    files, findings = resolve(ws.config.settings.policies, ws.config.root, ws.config.file)
     compiled: list[CompiledPolicy] = []
-    for path in files:
+    for path in dict.fromkeys(p.resolve() for p in files):  # a file named twice loads once
         got, problems = load(path, display_path(path, ws.root))
         compiled.extend(got)
         findings.extend(problems)
+    compiled, problems = unique(compiled)
+    findings.extend(problems)
     if not compiled:
         return findings
     view = View()
@@ -82,19 +84,21 @@ def evaluate(policy: CompiledPolicy, data: dict, view: View) -> list[Finding]:
 
 def _match_across(policy: CompiledPolicy, nodes, view: View) -> list[Finding]:
     field = policy.policy.parameters["field"]
-    values = []
-    for loc, value in nodes:
-        got = _lookup(value, field.split("."))
-        if got is not None:
-            values.append((loc, value, got))
+    values = [(loc, value, got) for loc, value in nodes if (got := _lookup(value, field.split("."))) is not None]
+    majority, odd = _disagreeing([got for _, _, got in values])
+    return [_finding(policy, loc, value, {}, view, extra=f" ({field} is {got!r}, most have {majority})")
+            for i, (loc, value, got) in enumerate(values) if i in odd]
+
+
+def _disagreeing(values: list) -> tuple[str, set[int]]:
+    """The most common value (repr; ties go to the one sorting first) and the indexes of the others."""
     counts: dict[str, int] = {}
-    for _, _, got in values:
+    for got in values:
         counts[repr(got)] = counts.get(repr(got), 0) + 1
     if len(counts) <= 1:
-        return []
+        return "", set()
     majority = max(counts, key=lambda k: (counts[k], k))
-    return [_finding(policy, loc, value, {}, view, extra=f" ({field} is {got!r}, most have {majority})")
-            for loc, value, got in values if repr(got) != majority]
+    return majority, {i for i, got in enumerate(values) if repr(got) != majority}
 
 
 def _finding(policy: CompiledPolicy, loc: tuple, value: Any, data: dict, view: View, extra: str = "") -> Finding:
@@ -130,26 +134,35 @@ def _dotted(loc: tuple) -> str:
 
 def run_examples(policy: CompiledPolicy) -> list[str]:
     """Failures of the policy's own examples (``netlint policy test``), each ``file:line:col: message``
-    pointing at the example. A template evaluates like in a run; ``match-across`` has no examples."""
+    pointing at the example. An example is a value of ``self`` in the shape of the workspace view (map
+    keys become strings, as in a run), evaluated against ``examples.workspace``; for ``match-across``
+    an example is the list of selected values, which fails when they disagree."""
     ex = policy.policy.examples
-    if ex is None or policy.program is None:
+    if ex is None:
         return []
+    workspace = View().convert(ex.workspace, ())
+    run = policy.program.bind({"workspace": workspace}) if policy.program is not None else None
     problems = []
     for kind, items, want in (("pass", ex.pass_, True), ("fail", ex.fail, False)):
         for i, item in enumerate(items):
-            sample = plain(item)
+            sample = View().convert(item, ())
             span = getattr(item, "span", None) or policy.policy.id.span
-            where = f"{span.file}:{span.line}:{span.col}"
-            try:
-                result = policy.program.evaluate({"self": sample, "workspace": {}})
-            except CelError as exc:
-                problems.append(f"{where}: {policy.code} {kind} example {i + 1}: CEL failed: {exc.message}")
-                continue
-            if not isinstance(result, bool):
-                problems.append(f"{where}: {policy.code} {kind} example {i + 1}: gave {result!r}, not a boolean")
-                continue
-            got = result
+            where = f"{span.file}:{span.line}:{span.col}: {policy.code} {kind} example {i + 1}"
+            if run is None:  # match-across
+                if not isinstance(sample, list):
+                    problems.append(f"{where}: a match-across example is a list of selected values")
+                    continue
+                field = policy.policy.parameters["field"].split(".")
+                got = not _disagreeing([v for s in sample if (v := _lookup(s, field)) is not None])[1]
+            else:
+                try:
+                    got = run({"self": sample})
+                except CelError as exc:
+                    problems.append(f"{where}: CEL failed: {exc.message}")
+                    continue
+                if not isinstance(got, bool):
+                    problems.append(f"{where}: gave {got!r}, not a boolean")
+                    continue
             if got != want:
-                verdict = "fails" if want else "passes"
-                problems.append(f"{where}: {policy.code} {kind} example {i + 1} {verdict}: {sample!r}")
+                problems.append(f"{where} {'fails' if want else 'passes'}: {sample!r}")
     return problems

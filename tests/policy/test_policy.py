@@ -274,3 +274,54 @@ rules:
     assert got == [("ORG020", "jobs/ds_config.json", "ZeRO stage 1 at most"),
                    ("ORG021", "jobs/pretrain_gpt.sh", "training_job with TP 16")]
     assert at(only(report, "ORG020")) == (8, 14)
+
+
+def test_a_duplicate_id_is_located_and_runs_once(tmp_path):
+    dup = POLICY + POLICY.split("rules:\n", 1)[1].replace("jumbo frames", "again")
+    report = repo(tmp_path, dup)
+    f = only(report, "NL030")
+    assert f.file == "org.yaml" and at(f) == (7, 9) and "already used at org.yaml:2:9" in f.message
+    assert [x.message for x in report.findings if x.code == "ORG001"] == ["port Ethernet4 has MTU 1500, below 9000"]
+
+
+def test_a_policy_entry_that_names_nothing_points_at_the_config(tmp_path):
+    report = repo(tmp_path, extra={"netlint.yaml": "policies:\n  - org.yaml\n  - nvidia\n"})
+    f = only(report, "NL030")
+    assert f.file == "netlint.yaml" and at(f) == (3, 5) and "nvidia-roce" in f.message
+    (tmp_path / "netlint.yaml").unlink()
+    (tmp_path / "pyproject.toml").write_text('[tool.netlint]\npolicies = ["org.yaml", "prod"]\n')
+    from conftest import run_lint
+
+    f = only(run_lint(tmp_path, select=["ORG", "NL0"]), "NL030")
+    assert f.file == "pyproject.toml" and at(f) == (2, 26)
+
+
+def test_examples_take_the_views_shape_and_a_workspace(tmp_path, capsys):
+    policy = """
+rules:
+  - id: ORG030
+    summary: DSCP 26 to TC 3, on a fabric the inventory says is RoCE
+    given: $.switches[*].maps.dscp_to_tc.*
+    assert: workspace.inventory.fabric.transport != 'roce' || self.entries['26'] == 3
+    examples:
+      workspace: {inventory: {fabric: {transport: roce}}}
+      pass: [{entries: {26: 3}}]
+      fail: [{entries: {26: 1}}]
+"""
+    write_repo(tmp_path, {"org.yaml": policy})
+    assert main(["policy", "test", str(tmp_path / "org.yaml")]) == 0, capsys.readouterr().out
+    assert "2 passed, 0 failed" in capsys.readouterr().out
+
+
+def test_match_across_examples_are_lists_of_selected_values(tmp_path, capsys):
+    policy = POLICY.replace("assert: has(self.mtu) && self.mtu >= 9000", "template: match-across\n    params: {field: mtu}")
+    good = policy + "    examples:\n      pass: [[{mtu: 9216}, {mtu: 9216}, {name: no-mtu}]]\n" \
+                    "      fail: [[{mtu: 9216}, {mtu: 1500}]]\n"
+    write_repo(tmp_path, {"good.yaml": good, "bad.yaml": good.replace("{mtu: 1500}", "{mtu: 9216}"),
+                          "shape.yaml": policy + "    examples:\n      pass: [{mtu: 9216}]\n"})
+    assert main(["policy", "test", str(tmp_path / "good.yaml")]) == 0
+    assert "2 passed, 0 failed" in capsys.readouterr().out
+    assert main(["policy", "test", str(tmp_path / "bad.yaml")]) == 1
+    assert "ORG001 fail example 1 passes" in capsys.readouterr().out
+    assert main(["policy", "test", str(tmp_path / "shape.yaml")]) == 1
+    assert "a match-across example is a list" in capsys.readouterr().out

@@ -4,9 +4,11 @@ from netlint.rules.nl.engine_findings import _EngineRule
 
 
 class PolicyFileError(_EngineRule):
-    """A policy named in the config cannot be used: no such built-in pack or file, an empty file, or a
-    policy id in a built-in family (`QOS…`, `NCCL…`): pick your own prefix (`ORG001`). Schema
-    violations of a policy file are reported as NL004 (unknown key) and NL005 (bad value)."""
+    """A policy named in the config cannot be used: no such built-in pack or file (reported at the
+    entry in the config's `policies` list), an empty file, a policy id in a built-in family (`QOS…`,
+    `NCCL…`): pick your own prefix (`ORG001`), or an id already used by another policy (the later one
+    does not run: findings, baselines and suppressions are keyed by the id). Schema violations of a
+    policy file are reported as NL004 (unknown key) and NL005 (bad value)."""
 
     code, name, summary = "NL030", "policy-file", "Policy file or pack cannot be used"
 
