@@ -16,11 +16,35 @@ from netlint.policy.templates import TemplateError, expression
 from netlint.validation import validate
 
 def _packs_dir() -> Path:
-    """``rules/`` beside the package (a checkout or editable install), else where a wheel put it."""
+    """``rules/`` beside the package (a checkout or an editable install), else where the wheel that
+    installed this module put its data files: its RECORD knows, whatever the install scheme (a venv,
+    ``--user``, ``--prefix``); ``<sys.prefix>/share/netlint/rules`` as the last resort."""
     import sys
+    from importlib.metadata import distributions
 
     here = Path(__file__).resolve().parent.parent.parent / "rules"
-    return here if here.is_dir() else Path(sys.prefix) / "share" / "netlint" / "rules"
+    if here.is_dir():
+        return here
+    for dist in distributions(name="netlint"):
+        found = installed_packs(dist, Path(__file__))
+        if found is not None:
+            return found
+    return Path(sys.prefix) / "share" / "netlint" / "rules"
+
+
+def installed_packs(dist, module: Path) -> Path | None:
+    """The packs folder ``dist`` installed, if ``dist`` is the distribution ``module`` belongs to."""
+    try:
+        files = list(dist.files or ())
+        if not any(Path(dist.locate_file(f)).resolve() == module.resolve() for f in files
+                   if f.name == module.name):
+            return None
+        for f in files:
+            if f.suffix == ".yaml" and f.parts[-4:-1] == ("share", "netlint", "rules"):
+                return Path(dist.locate_file(f)).resolve().parent
+    except Exception:  # unreadable metadata: fall back
+        return None
+    return None
 
 
 PACKS_DIR = _packs_dir()

@@ -40,11 +40,15 @@ def run_policies(ws) -> list[Finding]:
 
 
 def matches(policy: CompiledPolicy, data: dict) -> list[tuple[tuple, Any]]:
-    out = []
+    """The nodes the policy's JSONPaths select, each once, in order. A null node is an optional part
+    the files do not have (the view writes every absent optional field as null): it is skipped, like
+    a missing one. To require it, select its parent and use ``required``."""
+    out: dict[tuple, Any] = {}
     for query, _ in policy.paths:
         for node in query.finditer(data):
-            out.append((tuple(_location(node)), node.value))
-    return out
+            if node.value is not None:
+                out.setdefault(tuple(_location(node)), node.value)
+    return list(out.items())
 
 
 def _location(node) -> list:
@@ -148,7 +152,9 @@ def run_examples(policy: CompiledPolicy) -> list[str]:
             sample = View().convert(item, ())
             span = getattr(item, "span", None) or policy.policy.id.span
             where = f"{span.file}:{span.line}:{span.col}: {policy.code} {kind} example {i + 1}"
-            if run is None:  # match-across
+            if sample is None:  # a null node is skipped in a run: it passes
+                got = True
+            elif run is None:  # match-across
                 if not isinstance(sample, list):
                     problems.append(f"{where}: a match-across example is a list of selected values")
                     continue

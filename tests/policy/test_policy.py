@@ -325,3 +325,36 @@ def test_match_across_examples_are_lists_of_selected_values(tmp_path, capsys):
     assert "ORG001 fail example 1 passes" in capsys.readouterr().out
     assert main(["policy", "test", str(tmp_path / "shape.yaml")]) == 1
     assert "a match-across example is a list" in capsys.readouterr().out
+
+
+def test_a_null_node_is_skipped_like_a_missing_one(tmp_path):
+    """The view writes absent optional sections as null: the inventory below has no `roce` section,
+    so NVIDIA's NVR001 (given $.inventory.fabric.roce) has nothing to judge — no NL032 either."""
+    write_repo(tmp_path, {"inventory.yaml": INVENTORY, "leaf02.yaml": SWITCH,
+                          "netlint.yaml": "policies: [nvidia-roce]\n"})
+    from conftest import run_lint
+
+    report = run_lint(tmp_path, select=["NVR001", "NL03"])
+    assert report.findings == []
+
+
+def test_installed_packs_are_found_through_the_wheels_record(tmp_path):
+    """A wheel installs rules/*.yaml as data files (<scheme data>/share/netlint/rules): with --user or
+    --prefix that is not sys.prefix, so the installed distribution's RECORD says where they went."""
+    from importlib.metadata import PathDistribution
+
+    from netlint.policy.files import installed_packs
+
+    site = tmp_path / "lib" / "python3.11" / "site-packages"
+    (site / "netlint" / "policy").mkdir(parents=True)
+    module = site / "netlint" / "policy" / "files.py"
+    module.write_text("")
+    (tmp_path / "share" / "netlint" / "rules").mkdir(parents=True)
+    (tmp_path / "share" / "netlint" / "rules" / "production.yaml").write_text("rules: []\n")
+    info = site / "netlint-0.1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Name: netlint\nVersion: 0.1.0\n")
+    (info / "RECORD").write_text("netlint/policy/files.py,,\n../../../share/netlint/rules/production.yaml,,\n")
+    dist = PathDistribution(info)
+    assert installed_packs(dist, module) == (tmp_path / "share" / "netlint" / "rules").resolve()
+    assert installed_packs(dist, tmp_path / "elsewhere" / "files.py") is None  # another copy's metadata
