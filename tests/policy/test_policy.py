@@ -358,3 +358,22 @@ def test_installed_packs_are_found_through_the_wheels_record(tmp_path):
     dist = PathDistribution(info)
     assert installed_packs(dist, module) == (tmp_path / "share" / "netlint" / "rules").resolve()
     assert installed_packs(dist, tmp_path / "elsewhere" / "files.py") is None  # another copy's metadata
+
+
+def test_packs_on_the_corpus_are_located_and_agree_with_qos106(shared, tmp_path):
+    """All three packs over the shared corpus: every policy loads and runs (no NL03x), and the pack
+    watchdog rules report only ports QOS106 also reports off — a rendered SONiC qos.json (the
+    watchdog starts from default_pfcwd_status at boot) or a legacy traffic.conf says nothing."""
+    import shutil
+
+    from conftest import CORPUS, run_lint
+
+    shutil.copytree(CORPUS, tmp_path / "c")
+    (tmp_path / "c" / "netlint.yaml").write_text("policies: [production, nvidia-roce, sonic-default]\n")
+    report = run_lint(tmp_path / "c", select=["PRD", "NVR", "SND", "NL03", "QOS106"])
+    assert [f for f in report.findings if f.code.startswith("NL")] == []
+    off = {f.file for f in report.findings if f.code == "QOS106" and " is off on " in f.message}
+    for code in ("PRD003", "NVR005"):
+        assert {f.file for f in report.findings if f.code == code} <= off, code
+    assert all(f.span.line >= 1 and f.span.col >= 1 for f in report.findings)
+    assert {f.code for f in report.findings} >= {"PRD001", "NVR002", "NVR006", "SND001"}
