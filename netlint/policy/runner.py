@@ -60,7 +60,7 @@ def evaluate(policy: CompiledPolicy, data: dict, view: View) -> list[Finding]:
     nodes = matches(policy, data)
     p = policy.policy
     if policy.program is None:  # match-across
-        return _match_across(policy, nodes, view)
+        return _match_across(policy, nodes, data, view)
     out = []
     run = policy.program.bind({"workspace": data} if policy.program.uses_workspace else {})
     for loc, value in nodes:
@@ -86,26 +86,43 @@ def evaluate(policy: CompiledPolicy, data: dict, view: View) -> list[Finding]:
     return out
 
 
-def _match_across(policy: CompiledPolicy, nodes, view: View) -> list[Finding]:
+def _match_across(policy: CompiledPolicy, nodes, data: dict, view: View) -> list[Finding]:
+    """Every selected node whose field differs from the most common value, with a node holding that
+    value as the related location; when no value is most common (a tie), every node is reported."""
     field = policy.policy.parameters["field"]
-    values = [(loc, value, got) for loc, value in nodes if (got := _lookup(value, field.split("."))) is not None]
+    parts = tuple(field.split("."))
+    values = [(loc, value, got) for loc, value in nodes if (got := _lookup(value, list(parts))) is not None]
     majority, odd = _disagreeing([got for _, _, got in values])
-    return [_finding(policy, loc, value, {}, view, extra=f" ({field} is {got!r}, most have {majority})")
-            for i, (loc, value, got) in enumerate(values) if i in odd]
+    if not odd:
+        return []
+    if majority is None:
+        seen = ", ".join(sorted({repr(got) for _, _, got in values}))
+        return [_finding(policy, loc, value, data, view, extra=f" ({field} is {got!r}; the selected nodes "
+                         f"disagree with no majority: {seen})") for loc, value, got in values]
+    ref = next(loc for i, (loc, _, _) in enumerate(values) if i not in odd)
+    where = view.span_at(ref + parts)
+    related = (Related(where, f"{field} is {majority} here"),) if where else ()
+    return [_finding(policy, loc, value, data, view, extra=f" ({field} is {got!r}, most have {majority})",
+                     related=related) for i, (loc, value, got) in enumerate(values) if i in odd]
 
 
-def _disagreeing(values: list) -> tuple[str, set[int]]:
-    """The most common value (repr; ties go to the one sorting first) and the indexes of the others."""
+def _disagreeing(values: list) -> tuple[str | None, set[int]]:
+    """The most common value (its repr; None on a tie for most common) and the indexes of the values
+    that differ from it (all of them on a tie; none when all agree)."""
     counts: dict[str, int] = {}
     for got in values:
         counts[repr(got)] = counts.get(repr(got), 0) + 1
     if len(counts) <= 1:
-        return "", set()
-    majority = max(counts, key=lambda k: (counts[k], k))
-    return majority, {i for i, got in enumerate(values) if repr(got) != majority}
+        return None, set()
+    top = max(counts.values())
+    leaders = [k for k, n in counts.items() if n == top]
+    if len(leaders) > 1:
+        return None, set(range(len(values)))
+    return leaders[0], {i for i, got in enumerate(values) if repr(got) != leaders[0]}
 
 
-def _finding(policy: CompiledPolicy, loc: tuple, value: Any, data: dict, view: View, extra: str = "") -> Finding:
+def _finding(policy: CompiledPolicy, loc: tuple, value: Any, data: dict, view: View, extra: str = "",
+             related: tuple = ()) -> Finding:
     p = policy.policy
     field = p.parameters.get("field") if p.template is not None else None
     span = (view.span_at(loc + tuple(field.split("."))) if field else None) or view.span_at(loc) \
@@ -115,7 +132,7 @@ def _finding(policy: CompiledPolicy, loc: tuple, value: Any, data: dict, view: V
     meta = {"summary": p.summary.value, "file": policy.file, "docs": p.docs.value if p.docs else None,
             "tags": [t.value for t in p.tags]}  # for reporters that describe rules outside the registry
     return Finding(policy.code, message, span, severity_of(p) if p.severity else Severity.ERROR,
-                   key=f"{policy.code}:{_dotted(loc)}", extra={"policy": meta})
+                   related=related, key=f"{policy.code}:{_dotted(loc)}", extra={"policy": meta})
 
 
 def _render(ref: str, value: Any, data: dict) -> str:

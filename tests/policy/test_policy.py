@@ -115,8 +115,10 @@ def test_templates(tmp_path, template, params, codes):
                             f"template: {template}\n    params: {params}").replace(
         "port {self.name} has MTU {self.mtu}, below 9000", "{self.name}")
     found = [f for f in repo(tmp_path, policy).findings if f.code == "ORG001"]
-    if template == "match-across":  # a 1:1 split: the minority is the one not sorting first
-        assert len(found) == 1
+    if template == "match-across":  # a 1:1 split: no majority, both are reported
+        assert sorted(f.message for f in found) == ["Ethernet0 (mtu is 9216; the selected nodes disagree with no "
+                                                    "majority: 1500, 9216)", "Ethernet4 (mtu is 1500; the selected "
+                                                    "nodes disagree with no majority: 1500, 9216)"]
     else:
         assert sorted(f.message for f in found) == codes
     for f in found:
@@ -379,3 +381,11 @@ def test_packs_on_the_corpus_are_located_and_agree_with_qos106(shared, tmp_path)
     assert {f.file for f in report.findings if f.code == "SND003"} <= partial  # dual-ToR 2,3,4,6 watch 3,4
     assert all(f.span.line >= 1 and f.span.col >= 1 for f in report.findings)
     assert {f.code for f in report.findings} >= {"PRD001", "NVR002", "NVR006", "SND001"}
+
+
+def test_match_across_points_at_the_majority(tmp_path):
+    switch = SWITCH + "  - {name: Ethernet8, speed: 400G, mtu: 9216, cable_length: 5}\n"
+    policy = POLICY.replace("assert: has(self.mtu) && self.mtu >= 9000", "template: match-across\n    params: {field: mtu}")
+    f = only(repo(tmp_path, policy, extra={"leaf02.yaml": switch}), "ORG001")
+    assert f.message == "port Ethernet4 has MTU 1500, below 9000 (mtu is 1500, most have 9216)"
+    assert at(f) == (8, 41) and f.related[0].message == "mtu is 9216 here" and f.related[0].span.line == 7
