@@ -26,7 +26,41 @@ MAX_MACRO_NESTING = 3      # list macros inside list macros: cost grows as n^dep
 # Any identifier directly followed by "(" — a global call or a method call (after "."), once string
 # literals are blanked out.
 _CALL = re.compile(r"(?<!\w)([A-Za-z_]\w*)\s*\(")
-_STRING = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
+
+
+def blank_strings(source: str) -> str:
+    """``source`` with string and bytes literals and ``//`` comments replaced by spaces (newlines
+    kept, so offsets and columns stay), following CEL's lexer: ``[bB]?[rR]?`` prefixes, ``'``, ``"``
+    and their tripled forms, backslash escapes except in raw literals."""
+    out = list(source)
+    n, i = len(source), 0
+    while i < n:
+        c = source[i]
+        if c == "/" and source.startswith("//", i):
+            end = source.find("\n", i)
+            end = n if end < 0 else end
+        elif c in "'\"":
+            start, raw = i, False
+            if start > 0 and source[start - 1] in "rR":
+                start, raw = start - 1, True
+            if start > 0 and source[start - 1] in "bB":
+                start -= 1
+            if start > 0 and (source[start - 1].isalnum() or source[start - 1] == "_"):
+                start, raw = i, False  # the letters end an identifier, not a prefix (not valid CEL)
+            quote = source[i:i + 3] if source[i:i + 3] in ("'''", '"""') else c
+            j = i + len(quote)
+            while j < n and not source.startswith(quote, j):
+                j += 2 if source[j] == "\\" and not raw else 1
+            end = min(n, j + len(quote))
+            i = start
+        else:
+            i += 1
+            continue
+        for k in range(i, end):
+            if out[k] != "\n":
+                out[k] = " "
+        i = end
+    return "".join(out)
 
 
 class CelError(Exception):
@@ -78,7 +112,7 @@ def check(source: str) -> None:
     reach outside: ``open(...)``), very long expressions and deeply nested list macros."""
     if len(source) > MAX_LENGTH:
         raise CelError(f"expression is {len(source)} characters long; the limit is {MAX_LENGTH}", 1)
-    blanked = _STRING.sub(lambda m: " " * len(m.group(0)), source)
+    blanked = blank_strings(source)
     for m in _CALL.finditer(blanked):
         if m.group(1) not in ALLOWED_CALLS:
             raise CelError(f"function '{m.group(1)}' is not part of the CEL standard library netlint "

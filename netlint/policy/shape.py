@@ -14,7 +14,6 @@ from functools import lru_cache
 from typing import Any
 
 _SELF = re.compile(r"(?<![\w.])(self|workspace)((?:\s*\.\s*[A-Za-z_]\w*)+)(\s*\()?")
-_STRING = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
 
 
 class UnknownField(ValueError):
@@ -109,7 +108,9 @@ def check_field(nodes: list[dict], dotted: str) -> None:
 
 def check_expression(source: str, selected: list[dict]) -> None:
     """Field chains after ``self`` (over the selected nodes) and ``workspace`` (over the root)."""
-    blanked = _STRING.sub(lambda m: " " * len(m.group(0)), source)
+    from netlint.policy.cel import blank_strings
+
+    blanked = blank_strings(source)
     for m in _SELF.finditer(blanked):
         parts = [p.strip() for p in m.group(2).split(".")[1:]]
         if m.group(3):  # a method call: the last name is the function

@@ -95,6 +95,9 @@ def test_every_allowed_function_is_implemented(name):
     ("self.s.open('x')", 8),
     ("self.name.lowerAscii() == 'a'", 11),          # a string extension this engine lacks
     ("[1].all(a, [1].all(b, [1].all(c, [1].all(d, true))))", 41),
+    (r"r'\' + open('x') + r'\' == ''", 8),                    # a raw string ends at its quote
+    ("'''it's''' + system('x') == ''", 14),                   # so does a triple-quoted one
+    (r"b'\'' + exec('x') == b''", 9),                         # an escaped quote does not end one
 ])
 def test_refused_before_running(expr, column):
     with pytest.raises(CelError) as err:
@@ -104,6 +107,14 @@ def test_refused_before_running(expr, column):
 
 def test_function_names_inside_strings_are_fine():
     check("self.s.startsWith('open(') && self.t == \"system(1)\"")
+    check("self.s == '''open(x)''' // and system(1) in a comment\n && true")
+
+
+@pytest.mark.parametrize("expr", [r"r'\' + 'a' == r'\a'", "'''it's''' == \"it's\"", r"b'\'' == b" + '"\'"',
+                                  "1 == 1 // a comment\n && true", "R'x' == \"x\" && BR'x' == b'x'"])
+def test_the_literals_the_check_skips_are_the_engines(expr):
+    """blank_strings follows the engine's lexer: these compile and hold."""
+    assert compile_expression(expr).evaluate({}) is True
 
 
 def test_too_long():
