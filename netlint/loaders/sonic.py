@@ -25,7 +25,8 @@ from typing import Any, Iterator
 from netlint.findings import Finding
 from netlint.loaders.base import Loader, parsed_json
 from netlint.located import MapNode, Span
-from netlint.qos.sonic_tables import QOS_TABLES, SNIFF, SonicBuilder
+from netlint.qos.sonic_catalogue import QOS_TABLES, SNIFF
+from netlint.qos.sonic_tables import SonicBuilder
 from netlint.qos.sonic_yang import _yang_documents, yang_to_configdb
 from netlint.source import SourceFile
 
