@@ -1,0 +1,135 @@
+"""Text the bash evaluator runs besides the script itself: function calls, nested scripts (``bash -c
+'…'``, ``eval``, an ``sbatch <<EOF`` here-doc body), ``source``d files, and here-documents.
+
+A mixin of :class:`netlint.shell.evaluator.Evaluator`."""
+
+from __future__ import annotations
+
+import posixpath
+
+from netlint.located import Span
+from netlint.shell.model import Command, FileText, HereDoc, Note, Seg, Word
+from netlint.shell.provenance import ProvText
+from netlint.shell.values import MAX_DEPTH, Frame, Var, _Exit, _Return, _strip_tabs
+
+
+class NestedScripts:
+    def _call(self, name: str, args: list[Word]) -> None:
+        body, bf = self.functions[name]
+        saved = {k: self.env.get(k) for k in [str(i) for i in range(1, 10)] + ["@", "#"]}
+        for i in range(1, 10):
+            if i <= len(args):
+                self.env[str(i)] = Var(list(args[i - 1].parts), None, False, args[i - 1].span)
+            else:
+                self.env.pop(str(i), None)
+        self.env["@"] = Var(None, [list(a.parts) for a in args], False, None)
+        self.depth += 1
+        try:
+            self._stmt(body, bf)
+        except _Return:
+            pass
+        finally:
+            self.depth -= 1
+            for k, v in saved.items():
+                if v is None:
+                    self.env.pop(k, None)
+                else:
+                    self.env[k] = v
+
+    def _nested(self, segs: list[Seg], f: Frame, cmd: Command, child: bool, header: bool = False,
+                at: Span | None = None) -> None:
+        pt = ProvText.of_segs(segs)
+        if not pt.text.strip():
+            return
+        saved_env, saved_parent, saved_nested = self.env, self.parent, self.nested
+        saved_span = self.nested_span
+        if child:
+            self.env = {k: v for k, v in self.env.items() if v.exported}
+        self.parent = cmd if child else self.parent
+        self.nested = True
+        if self.nested_span is None:
+            self.nested_span = at or cmd.span
+        self.depth += 1
+        try:
+            self.run_text(pt, f.path, f.abspath, header=header)
+        except _Exit:
+            pass
+        finally:
+            self.depth -= 1
+            if child:
+                self.env = saved_env
+            self.parent, self.nested = saved_parent, saved_nested
+            self.nested_span = saved_span
+
+    def _source(self, w: Word, f: Frame) -> None:
+        rel: str | None = None
+        if w.known:
+            rel = w.value
+        else:
+            u = w.value
+            rest = w.text.split("…", 1)[-1] if w.text.count("…") == 1 else None
+            if u.kind == "cwd" and u.prefix == "" and rest is not None and rest.startswith("/"):
+                rel = rest.lstrip("/")
+                self.script.notes.append(Note(
+                    f"assumed the script runs from its own directory to resolve `{w.raw or w.text}`", w.span))
+        if rel is None:
+            self.script.sources.append(w)
+            return
+        base_dir = posixpath.dirname(f.path)
+        display = posixpath.normpath(posixpath.join(base_dir, rel)) if not rel.startswith("/") else rel
+        resolved = Word(w.parts, w.span)
+        resolved.value = display
+        self.script.sources.append(resolved)
+        if f.abspath is None or rel.startswith("/"):
+            return
+        target = (f.abspath.parent / rel)
+        try:
+            target = target.resolve()
+        except OSError:
+            return
+        if not target.is_file():
+            return
+        self.script.source_files[display] = target
+        if display in self.source_stack or self.depth >= MAX_DEPTH or self.read is None:
+            return
+        text = self.read(display, target)
+        if text is None:
+            return
+        ft = FileText(display, text)
+        self.source_stack.append(display)
+        self.depth += 1
+        try:
+            self.run_text(ProvText.of_file(ft), display, target, header=False)
+        finally:
+            self.depth -= 1
+            self.source_stack.pop()
+
+    def _heredoc(self, n, f: Frame, cmd: Command) -> HereDoc:
+        start = next((c for c in n.children if c.type == "heredoc_start"), None)
+        body = next((c for c in n.children if c.type == "heredoc_body"), None)
+        delim = f.text(start) if start is not None else ""
+        quoted = any(q in delim for q in "'\"\\")
+        strip_tabs = any(c.type == "<<-" for c in n.children)
+        target = None
+        for c in n.children:
+            if c.type == "file_redirect":
+                dest = c.child_by_field_name("destination")
+                if dest is not None:
+                    ws = self._words(dest, f)
+                    target = ws[0] if ws else None
+                    if target is not None:
+                        cmd.redirects.append((">", target))
+        if body is None:
+            w = Word([], f.span(n))
+        else:
+            a, b = f.rng(body)
+            if quoted:
+                w = Word(f.pt.segs([(f.pt.text[i], i) for i in range(a, b)]), f.span(body))
+            else:
+                w = Word(self._join(self._interp(body, f, "heredoc")), f.span(body))
+            if strip_tabs:
+                w = _strip_tabs(w)
+        hd = HereDoc(body=w, delimiter=delim.strip("'\""), quoted=quoted, span=f.span(n), target=target,
+                     command=cmd)
+        self.script.heredocs.append(hd)
+        return hd
