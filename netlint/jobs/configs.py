@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from netlint.jobs.launch import derive_dp, _derive
-from netlint.jobs.values import as_bool, as_int, const, typed
-from netlint.located import MapNode, Scalar, Span
+from netlint.jobs.launch import _derive
+from netlint.jobs.values import as_bool, as_int, typed
+from netlint.located import MapNode, Scalar
 from netlint.models.job import TrainingJob
 from netlint.shell.model import FileText, Unknown
 

@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import posixpath
 from dataclasses import dataclass, field
-from typing import Any
 
 from netlint.jobs import megatron
-from netlint.jobs.values import as_bool, as_int, const, typed
-from netlint.located import Scalar, Span
+from netlint.jobs.values import as_int, const, typed
+from netlint.located import Scalar
 from netlint.models.job import Arg, TrainingJob
 from netlint.shell import Command, Script, Unknown
 
@@ -65,6 +64,12 @@ def _name(w: Scalar) -> str | None:
     return posixpath.basename(v) if isinstance(v, str) else None
 
 
+def _tail(w: Scalar, start: int) -> Scalar:
+    """``w``'s text from ``start`` on (an option's value in ``--opt=value`` or ``-Nvalue``), located in
+    the word when it is a shell Word (which can slice itself), else at the whole token."""
+    return w.slice(start, None) if hasattr(w, "slice") else Scalar(w.value[start:], w.span)
+
+
 def _opts(argv: list[Scalar], i: int, spec: dict[str, bool]) -> tuple[dict[str, Scalar], int]:
     """Parse launcher options from argv[i:]; return (options, index of the first positional)."""
     out: dict[str, Scalar] = {}
@@ -84,7 +89,7 @@ def _opts(argv: list[Scalar], i: int, spec: dict[str, bool]) -> tuple[dict[str, 
             takes = bool(not eq and i + 1 < len(argv) and isinstance(argv[i + 1].value, str)
                          and not argv[i + 1].value.startswith("-") and False)
         if eq:
-            out[norm] = w.slice(len(v) - len(val), None) if hasattr(w, "slice") else Scalar(val, w.span)
+            out[norm] = _tail(w, len(v) - len(val))
             i += 1
         elif takes and i + 1 < len(argv):
             out[norm] = argv[i + 1]
@@ -105,12 +110,12 @@ def _srun_opts(argv: list[Scalar], i: int) -> tuple[dict[str, Scalar], int]:
         body = v.lstrip("-")
         name, eq, val = body.partition("=")
         if not v.startswith("--") and len(body) > 1 and not eq and body[0] in SRUN_SHORT:
-            out[SRUN_SHORT[body[0]]] = w.slice(2, None) if hasattr(w, "slice") else Scalar(body[1:], w.span)
+            out[SRUN_SHORT[body[0]]] = _tail(w, 2)
             i += 1
             continue
         name = SRUN_SHORT.get(name, name) if not v.startswith("--") else name
         if eq:
-            out[name] = w.slice(len(v) - len(val), None) if hasattr(w, "slice") else Scalar(val, w.span)
+            out[name] = _tail(w, len(v) - len(val))
             i += 1
         elif body in SRUN_FLAGS or i + 1 >= len(argv):
             out[name] = typed(w, True)
@@ -258,41 +263,53 @@ def _flag(job: TrainingJob, last: dict[str, Arg], field_name: str, *flags: str) 
             return
 
 
+# Megatron arguments read into TrainingJob fields: (field, its flags by preference). Flags set no
+# job.unknown entries, so reading every value before any flag keeps the order of job.unknown.
+_MODEL_VALUES = (
+    ("tp", "--tensor-model-parallel-size"),
+    ("pp", "--pipeline-model-parallel-size"),
+    ("vpp", "--num-virtual-stages-per-pipeline-rank"),
+    ("layers_per_vstage", "--num-layers-per-virtual-pipeline-stage"),
+    ("cp", "--context-parallel-size"),
+    ("ep", "--expert-model-parallel-size", "--moe-expert-parallel-size"),
+    ("etp", "--expert-tensor-parallel-size"),
+    ("ds_sp", "--ds-sequence-parallel-size"),
+    ("micro_batch", "--micro-batch-size"),
+    ("global_batch", "--global-batch-size"),
+    ("layers", "--num-layers", "--encoder-num-layers"),
+    ("hidden", "--hidden-size"),
+    ("ffn", "--ffn-hidden-size"),
+    ("heads", "--num-attention-heads"),
+    ("kv_channels", "--kv-channels"),
+    ("seq_len", "--seq-length", "--encoder-seq-length"),
+    ("max_position", "--max-position-embeddings"),
+    ("vocab", "--vocab-size", "--pad-vocab-size-to"),
+    ("experts", "--num-experts"),
+    ("topk", "--moe-router-topk", "--topk"),
+    ("zero_stage", "--zero-stage"),
+    ("ddp_bucket_size", "--ddp-bucket-size"),
+)
+_MODEL_FLAGS = (
+    ("swiglu", "--swiglu"),
+    ("group_query_attention", "--group-query-attention"),
+    ("fp16", "--fp16"),
+    ("bf16", "--bf16"),
+    ("grad_reduce_in_bf16", "--grad-reduce-in-bf16"),
+    ("distributed_optimizer", "--use-distributed-optimizer"),
+    ("sequence_parallel", "--sequence-parallel"),
+    ("overlap_grad_reduce", "--overlap-grad-reduce"),
+    ("overlap_param_gather", "--overlap-param-gather"),
+    ("tp_comm_overlap", "--tp-comm-overlap"),
+)
+
+
 def _fill_model(job: TrainingJob, last: dict[str, Arg]) -> None:
-    _val(job, last, "tp", "--tensor-model-parallel-size")
-    _val(job, last, "pp", "--pipeline-model-parallel-size")
-    _val(job, last, "vpp", "--num-virtual-stages-per-pipeline-rank")
-    _val(job, last, "layers_per_vstage", "--num-layers-per-virtual-pipeline-stage")
-    _val(job, last, "cp", "--context-parallel-size")
-    _val(job, last, "ep", "--expert-model-parallel-size", "--moe-expert-parallel-size")
-    _val(job, last, "etp", "--expert-tensor-parallel-size")
-    _val(job, last, "ds_sp", "--ds-sequence-parallel-size")
-    _val(job, last, "micro_batch", "--micro-batch-size")
-    _val(job, last, "global_batch", "--global-batch-size")
-    _val(job, last, "layers", "--num-layers", "--encoder-num-layers")
-    _val(job, last, "hidden", "--hidden-size")
-    _val(job, last, "ffn", "--ffn-hidden-size")
-    _val(job, last, "heads", "--num-attention-heads")
-    _val(job, last, "kv_channels", "--kv-channels")
-    _val(job, last, "seq_len", "--seq-length", "--encoder-seq-length")
-    _val(job, last, "max_position", "--max-position-embeddings")
-    _val(job, last, "vocab", "--vocab-size", "--pad-vocab-size-to")
-    _val(job, last, "experts", "--num-experts")
-    _val(job, last, "topk", "--moe-router-topk", "--topk")
-    _val(job, last, "zero_stage", "--zero-stage")
-    _val(job, last, "ddp_bucket_size", "--ddp-bucket-size")
-    _flag(job, last, "swiglu", "--swiglu")
-    _flag(job, last, "group_query_attention", "--group-query-attention")
+    for field_name, *flags in _MODEL_VALUES:
+        _val(job, last, field_name, *flags)
+    for field_name, *flags in _MODEL_FLAGS:
+        _flag(job, last, field_name, *flags)
     if job.group_query_attention is not None:
         _val(job, last, "query_groups", "--num-query-groups")
-    _flag(job, last, "fp16", "--fp16")
-    _flag(job, last, "bf16", "--bf16")
-    _flag(job, last, "grad_reduce_in_bf16", "--grad-reduce-in-bf16")
-    _flag(job, last, "distributed_optimizer", "--use-distributed-optimizer")
-    _flag(job, last, "sequence_parallel", "--sequence-parallel")
-    _flag(job, last, "overlap_grad_reduce", "--overlap-grad-reduce")
-    _flag(job, last, "overlap_param_gather", "--overlap-param-gather")
-    _flag(job, last, "tp_comm_overlap", "--tp-comm-overlap")
     if "--fp8-format" in last and last["--fp8-format"].value is not None:
         job.dtype = typed(last["--fp8-format"].flag, "fp8")
     elif job.bf16 is not None:
