@@ -151,7 +151,7 @@ def _compile(policy: Policy, shown: str) -> tuple[CompiledPolicy | None, list[Fi
     if code.startswith(BUILTIN_FAMILIES) and code.rstrip("0123456789") in BUILTIN_FAMILIES:
         return None, [Finding("NL030", f"policy id {code} uses a built-in rule family; pick your own prefix",
                               policy.id.span, key=f"{code}:id")]
-    from netlint.policy.shape import UnknownField, check_expression, check_field, check_path
+    from netlint.policy.shape import UnknownField, check_expression, check_field, check_path, collection_of
 
     env = JSONPathEnvironment()
     paths, selected = [], []
@@ -167,6 +167,8 @@ def _compile(policy: Policy, shown: str) -> tuple[CompiledPolicy | None, list[Fi
             return None, [Finding("NL033", f"{code}: given {given.value!r}: {exc}", given.span,
                                   key=f"{code}:given:{exc.name}")]
         paths.append((query, given))
+    starts = {collection_of(query) for query, _ in paths}
+    collections = None if None in starts else starts
     if policy.template is not None and isinstance(policy.parameters.get("field"), str):
         try:
             check_field(selected, policy.parameters["field"])
@@ -176,7 +178,7 @@ def _compile(policy: Policy, shown: str) -> tuple[CompiledPolicy | None, list[Fi
             return None, [Finding("NL033", f"{code}: params.field: {exc}", span, key=f"{code}:field:{exc.name}")]
     if policy.assert_ is not None:
         try:
-            check_expression(policy.assert_.value, selected)
+            check_expression(policy.assert_.value, selected, collections)
         except UnknownField as exc:
             return None, [Finding("NL033", f"{code}: assert: {exc}", _column(policy.assert_, exc.offset + 1),
                                   key=f"{code}:assert:{exc.name}")]
@@ -185,7 +187,7 @@ def _compile(policy: Policy, shown: str) -> tuple[CompiledPolicy | None, list[Fi
 
         for m in PLACEHOLDER.finditer(policy.message.value):
             try:
-                check_expression(m.group(1), selected)
+                check_expression(m.group(1), selected, collections)
             except UnknownField as exc:
                 return None, [Finding("NL033", f"{code}: message placeholder {{{m.group(1)}}}: {exc}",
                                       _column(policy.message, m.start(1) + exc.offset + 1),

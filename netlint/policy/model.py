@@ -19,6 +19,10 @@ class Examples(Model):
                             description="values of `self` that must fail (match-across: lists of them)")
     workspace: dict[str, Any] = Field(default_factory=dict,
                                       description="the `workspace` the examples run against (default: empty)")
+    switch: dict[str, Any] = Field(default_factory=dict, description="the `switch` the examples are in")
+    nccl_env: dict[str, Any] = Field(default_factory=dict, description="the `nccl_env` the examples are in")
+    job: dict[str, Any] = Field(default_factory=dict, description="the `job` the examples are in")
+    nic: dict[str, Any] = Field(default_factory=dict, description="the `nic` the examples are in")
 
 
 class Policy(Model):
@@ -26,10 +30,11 @@ class Policy(Model):
     summary: Located[str]
     severity: Located[Literal["error", "warning", "info"]] = Field(default=None)  # type: ignore[assignment]
     given: Located[str] | list[Located[str]] = Field(description="RFC 9535 JSONPath(s) over the workspace view")
-    assert_: Located[str] | None = Field(None, alias="assert", description="CEL over `self` and `workspace`")
+    assert_: Located[str] | None = Field(None, alias="assert", description=(
+        "CEL over `self`, `workspace` and the item the node is in (`switch`, `nccl_env`, `job`, `nic`)"))
     template: Located[Template] | None = None
     params: dict[str, Any] = Field(default_factory=dict, description="Template parameters")
-    message: Located[str] | None = Field(None, description="With {self.field} / {workspace.x} placeholders")
+    message: Located[str] | None = Field(None, description="With {self.field} / {switch.name} / {workspace.x} placeholders")
     docs: Located[str] | None = None
     tags: list[Located[str]] = Field(default_factory=list)
     examples: Examples | None = None

@@ -7,11 +7,11 @@ from typing import Any
 
 from netlint.findings import Finding, Related, Severity
 from netlint.located import Span
-from netlint.policy.cel import CelError
+from netlint.policy.cel import ITEM_VARIABLES, VARIABLES, CelError
 from netlint.policy.files import CompiledPolicy, load, resolve, severity_of, unique
 from netlint.policy.view import View
 
-PLACEHOLDER = re.compile(r"\{((?:self|workspace)(?:\.[A-Za-z_]\w*)*)\}")
+PLACEHOLDER = re.compile(r"\{((?:%s)(?:\.[A-Za-z_]\w*)*)\}" % "|".join(VARIABLES))
 
 
 def run_policies(ws) -> list[Finding]:
@@ -62,9 +62,17 @@ def evaluate(policy: CompiledPolicy, data: dict, view: View) -> list[Finding]:
     if policy.program is None:  # match-across
         return _match_across(policy, nodes, data, view)
     out = []
-    run = policy.program.bind({"workspace": data} if policy.program.uses_workspace else {})
+    program = policy.program
+    run = program.bind({"workspace": data} if program.uses_workspace else {})
+    items = [name for name in ITEM_VARIABLES.values() if name in program.uses]
+    bound: dict[str, tuple | None] = {}
     for loc, value in nodes:
         try:
+            for name in items:  # the node's switch/env/job, converted once for all its nodes
+                key, item = _item(loc, data, name)
+                if name not in bound or bound[name] != key:
+                    run.set(name, item)
+                    bound[name] = key
             ok = run({"self": value})
         except CelError as exc:
             where = p.assert_ or p.template
@@ -84,6 +92,14 @@ def evaluate(policy: CompiledPolicy, data: dict, view: View) -> list[Finding]:
         elif ok is not True:
             out.append(_finding(policy, loc, value, data, view))
     return out
+
+
+def _item(loc: tuple, data: dict, name: str) -> tuple[tuple | None, Any]:
+    """The collection item bound as ``name`` for the node at ``loc``: the switch a port is in, the
+    env a variable is in, the job an argument is in — null for a node outside that collection."""
+    if len(loc) >= 2 and ITEM_VARIABLES.get(loc[0]) == name and isinstance(loc[1], int):
+        return tuple(loc[:2]), data[loc[0]][loc[1]]
+    return None, None
 
 
 def _match_across(policy: CompiledPolicy, nodes, data: dict, view: View) -> list[Finding]:
@@ -128,16 +144,17 @@ def _finding(policy: CompiledPolicy, loc: tuple, value: Any, data: dict, view: V
     span = (view.span_at(loc + tuple(field.split("."))) if field else None) or view.span_at(loc) \
         or Span(policy.file, 1, 1, 1, 1)
     text = p.message.value if p.message is not None else p.summary.value
-    message = PLACEHOLDER.sub(lambda m: _render(m.group(1), value, data), text) + extra
+    message = PLACEHOLDER.sub(lambda m: _render(m.group(1), value, data, loc), text) + extra
     meta = {"summary": p.summary.value, "file": policy.file, "docs": p.docs.value if p.docs else None,
             "tags": [t.value for t in p.tags]}  # for reporters that describe rules outside the registry
     return Finding(policy.code, message, span, severity_of(p) if p.severity else Severity.ERROR,
                    related=related, key=f"{policy.code}:{_dotted(loc)}", extra={"policy": meta})
 
 
-def _render(ref: str, value: Any, data: dict) -> str:
+def _render(ref: str, value: Any, data: dict, loc: tuple = ()) -> str:
     head, *rest = ref.split(".")
-    got = _lookup(value if head == "self" else data, rest)
+    base = value if head == "self" else data if head == "workspace" else _item(loc, data, head)[1]
+    got = _lookup(base, rest)
     return "?" if got is None else str(got)
 
 
@@ -156,13 +173,16 @@ def _dotted(loc: tuple) -> str:
 def run_examples(policy: CompiledPolicy) -> list[str]:
     """Failures of the policy's own examples (``netlint policy test``), each ``file:line:col: message``
     pointing at the example. An example is a value of ``self`` in the shape of the workspace view (map
-    keys become strings, as in a run), evaluated against ``examples.workspace``; for ``match-across``
+    keys become strings, as in a run), evaluated against ``examples.workspace`` and the item bindings
+    ``examples.switch`` (``nccl_env``, ``job``, ``nic``), empty unless given; for ``match-across``
     an example is the list of selected values, which fails when they disagree."""
     ex = policy.policy.examples
     if ex is None:
         return []
-    workspace = View().convert(ex.workspace, ())
-    run = policy.program.bind({"workspace": workspace}) if policy.program is not None else None
+    run = None
+    if policy.program is not None:
+        shared = {name: View().convert(getattr(ex, name), ()) for name in VARIABLES[1:]}
+        run = policy.program.bind({k: v for k, v in shared.items() if k in policy.program.uses})
     problems = []
     for kind, items, want in (("pass", ex.pass_, True), ("fail", ex.fail, False)):
         for i, item in enumerate(items):

@@ -13,15 +13,15 @@ import re
 from functools import lru_cache
 from typing import Any
 
-_SELF = re.compile(r"(?<![\w.])(self|workspace)((?:\s*\.\s*[A-Za-z_]\w*)+)(\s*\()?")
+_SELF = re.compile(r"(?<![\w.])(self|workspace|switch|nccl_env|job|nic)((?:\s*\.\s*[A-Za-z_]\w*)+)(\s*\()?")
 
 
 class UnknownField(ValueError):
-    def __init__(self, name: str, known: list[str], offset: int = 0):
+    def __init__(self, name: str, known: list[str], offset: int = 0, message: str = ""):
         close = difflib.get_close_matches(name, known, n=1)
         hint = f"; did you mean '{close[0]}'?" if close else (f" (known: {', '.join(sorted(known)[:12])})"
                                                               if known else "")
-        super().__init__(f"the workspace view has no field '{name}' here{hint}")
+        super().__init__(message or f"the workspace view has no field '{name}' here{hint}")
         self.name, self.offset = name, offset
 
 
@@ -106,16 +106,43 @@ def check_field(nodes: list[dict], dotted: str) -> None:
             return
 
 
-def check_expression(source: str, selected: list[dict]) -> None:
-    """Field chains after ``self`` (over the selected nodes) and ``workspace`` (over the root)."""
-    from netlint.policy.cel import blank_strings
+def collection_of(query) -> str | None:
+    """The workspace collection a compiled query starts in (``$.switches…`` → switches), if plain."""
+    segments = list(query.segments)
+    if not segments or type(segments[0]).__name__ != "JSONPathChildSegment":
+        return None
+    selectors = list(segments[0].selectors)
+    if len(selectors) != 1 or type(selectors[0]).__name__ != "NameSelector":
+        return None
+    return selectors[0].name
 
+
+def check_expression(source: str, selected: list[dict], collections: set | None = None) -> None:
+    """Field chains after ``self`` (over the selected nodes), ``workspace`` (over the root) and the
+    item variables (``switch``: over a switch). An item variable is bound only for nodes inside its
+    collection: naming ``switch`` in a policy that selects jobs is refused (``collections`` are the
+    collections the policy's paths start in, None when a path does not start with one)."""
+    from netlint.policy.cel import ITEM_VARIABLES, blank_strings
+
+    collection = {v: k for k, v in ITEM_VARIABLES.items()}
     blanked = blank_strings(source)
     for m in _SELF.finditer(blanked):
+        head = m.group(1)
         parts = [p.strip() for p in m.group(2).split(".")[1:]]
         if m.group(3):  # a method call: the last name is the function
             parts = parts[:-1]
-        nodes = selected if m.group(1) == "self" else [_schema()]
+        if head == "self":
+            nodes = selected
+        elif head == "workspace":
+            nodes = [_schema()]
+        else:
+            coll = collection[head]
+            if collections is not None and coll not in collections:
+                picked = ", ".join(f"$.{c}" for c in sorted(collections)) or "nothing"
+                raise UnknownField(head, [], m.start(1), message=(
+                    f"'{head}' is the {head} a selected node is in, bound only for nodes under $.{coll}; "
+                    f"this policy selects under {picked}"))
+            nodes = [_schema()["properties"][coll]["items"]]
         offset = m.start(2)
         for part in parts:
             offset = blanked.index(part, offset)

@@ -25,6 +25,22 @@ def hidden(name: str) -> bool:
     return name.startswith("_") or name.endswith(_HIDDEN_SUFFIXES)
 
 
+_FIELD_CACHE: dict[type, tuple | None] = {}
+
+
+def _fields(cls: type) -> tuple | None:
+    """(view key, attribute) of a model class's visible fields; None for an opaque class."""
+    if cls not in _FIELD_CACHE:
+        if hasattr(cls, "model_fields"):
+            names = [(f.alias or n, n) for n, f in cls.model_fields.items()]
+        elif dataclasses.is_dataclass(cls):
+            names = [(f.name, f.name) for f in dataclasses.fields(cls)]
+        else:
+            names = None
+        _FIELD_CACHE[cls] = None if names is None else tuple((k, a) for k, a in names if not hidden(a))
+    return _FIELD_CACHE[cls]
+
+
 def kind_of(cls: type) -> str:
     """``TrainingJob`` -> ``training_job``: the ``kind`` of a collection item in the view."""
     return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", cls.__name__).lower()
@@ -70,14 +86,10 @@ class View:
         if isinstance(obj, (list, tuple, set, frozenset)):
             items = sorted(obj, key=repr) if isinstance(obj, (set, frozenset)) else obj
             return [self.convert(v, loc + (i,)) for i, v in enumerate(items)]
-        if hasattr(type(obj), "model_fields"):
-            names = [(f.alias or n, n) for n, f in type(obj).model_fields.items()]
-        elif dataclasses.is_dataclass(obj):
-            names = [(f.name, f.name) for f in dataclasses.fields(obj)]
-        else:
+        names = _fields(type(obj))
+        if names is None:
             return None  # Unknown values and other opaque objects
-        return {key: self.convert(getattr(obj, attr, None), loc + (key,))
-                for key, attr in names if not hidden(attr)}
+        return {key: self.convert(getattr(obj, attr, None), loc + (key,)) for key, attr in names}
 
     def span_at(self, loc: tuple) -> Span | None:
         """The span of the node at ``loc``, or of its nearest located ancestor."""

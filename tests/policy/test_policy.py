@@ -389,3 +389,57 @@ def test_match_across_points_at_the_majority(tmp_path):
     f = only(repo(tmp_path, policy, extra={"leaf02.yaml": switch}), "ORG001")
     assert f.message == "port Ethernet4 has MTU 1500, below 9000 (mtu is 1500, most have 9216)"
     assert at(f) == (8, 41) and f.related[0].message == "mtu is 9216 here" and f.related[0].span.line == 7
+
+
+def test_the_item_a_node_is_in_is_bound(tmp_path):
+    """`switch` is the switch a selected port is in (`nccl_env`, `job`, `nic` likewise): a port's
+    finding can follow its queue to the switch's WRED profiles and still point at the port."""
+    switch = SWITCH + """ecn:
+  3: {enabled: false, min_bytes: 150000, max_bytes: 1500000}
+"""
+    policy = """
+rules:
+  - id: ORG040
+    summary: jumbo ports mark ECN on queue 3
+    given: $.switches[*].ports.*
+    assert: "self.mtu < 9000 || !has(switch.wred_profiles.queue3) || switch.wred_profiles.queue3.ecn != 'ecn_none'"
+    message: "{self.name} on {switch.name}: queue 3 has ECN {switch.wred_profiles.queue3.ecn}"
+"""
+    report = repo(tmp_path, policy, extra={"leaf02.yaml": switch})
+    f = only(report, "ORG040")
+    assert f.message == "Ethernet0 on leaf02: queue 3 has ECN ecn_none" and at(f) == (7, 5)
+
+
+def test_an_item_variable_outside_its_collection_is_refused(tmp_path):
+    policy = """
+rules:
+  - id: ORG041
+    summary: jobs on a switch?
+    given: "$.jobs[*]"
+    assert: switch.name == 'leaf02'
+  - id: ORG042
+    summary: a misspelt switch field
+    given: $.switches[*].ports.*
+    assert: switch.nmae == 'leaf02'
+"""
+    report = repo(tmp_path, policy)
+    found = sorted((f.message, at(f)) for f in report.findings if f.code == "NL033")
+    assert found[0][0].startswith("ORG041: assert: 'switch' is the switch a selected node is in, bound only "
+                                  "for nodes under $.switches; this policy selects under $.jobs")
+    assert found[0][1] == (5, 13)
+    assert "ORG042" in found[1][0] and "did you mean 'name'" in found[1][0] and found[1][1] == (9, 20)
+
+
+def test_pruning_keeps_what_the_expression_reads():
+    """The engine converts every value it gets; netlint drops the fields an expression never reads.
+    What it reads — has() included — stays, and whole-value uses get the whole value."""
+    from netlint.policy.cel import compile_expression
+
+    port = {"name": "p", "mtu": 9000, "queues": {"3": {}}, "pgs": {}}
+    prog = compile_expression("has(self.watchdog) || self.mtu == 9000")
+    assert prog.prune("self", port) == {"mtu": 9000}
+    assert prog.evaluate({"self": port}) is True
+    assert compile_expression("size(self) == 4").prune("self", port) == port
+    assert compile_expression("self.mtu == 1 || self.all(k, k != '')").prune("self", port) == port
+    assert compile_expression("self.name.startsWith('p')").prune("self", port) == {"name": "p"}
+    assert compile_expression("'self.pgs' == 'x' || self.mtu > 0").prune("self", port) == {"mtu": 9000}
