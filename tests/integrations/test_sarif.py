@@ -186,11 +186,15 @@ def test_rule_unknown_to_the_registry_still_gets_a_descriptor(tmp_path):
     report.findings.append(Finding("ORG001", "PFC watchdog is off", Span("inventory.yaml", 1, 1, 1, 8),
                                    Severity.WARNING, key="org"))
     log = sarif.build(report, None)
-    sarif_validator().validate(log)
-    check_github_rules(log)
+    errors = [e.message for e in sarif_validator().iter_errors(log)]
+    assert errors == [], "the log is valid SARIF 2.1.0"
+    check_github_rules(log)  # asserts GitHub's requirements on every descriptor and result
     run = log["runs"][0]
     (result,) = [r for r in run["results"] if r["ruleId"] == "ORG001"]
-    assert run["tool"]["driver"]["rules"][result["ruleIndex"]]["id"] == "ORG001"
+    descriptor = run["tool"]["driver"]["rules"][result["ruleIndex"]]
+    assert descriptor["id"] == "ORG001" and descriptor["name"] == "org001"
+    assert descriptor["shortDescription"]["text"].startswith("ORG001")
+    assert descriptor["defaultConfiguration"]["level"] == result["level"] == "warning"
 
 
 def test_exit_code_recorded_in_invocation(tmp_path, capsys):
