@@ -42,9 +42,11 @@ def run(args) -> int:
             bare.append(policy.code)
             continue
         tested += len(ex.pass_) + len(ex.fail)
-        for problem in run_examples(policy):
+        setup, problems = run_examples(policy)
+        for problem in setup + problems:
             print(problem)
-            wrong += 1
+        failed += len(setup)
+        wrong += len(problems)
     failed += wrong
     if bare:
         print(f"no examples: {', '.join(bare)}")

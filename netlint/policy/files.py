@@ -57,6 +57,7 @@ class CompiledPolicy:
     file: str
     program: Program | None          # None for match-across
     paths: list = field(default_factory=list)   # compiled JSONPath queries with their Scalar
+    selected: list = field(default_factory=list)  # workspace-schema nodes the paths select ([{}]: any)
 
     @property
     def code(self) -> str:
@@ -208,7 +209,7 @@ def _compile(policy: Policy, shown: str) -> tuple[CompiledPolicy | None, list[Fi
         except CelError as exc:
             return None, [Finding("NL031", f"{code}: CEL expression rejected: {exc.message}",
                                   _column(where, exc.column), key=f"{code}:assert")]
-    return CompiledPolicy(policy, shown, program, paths), []
+    return CompiledPolicy(policy, shown, program, paths, selected), []
 
 
 def _column(scalar: Any, column: int) -> Span:

@@ -170,25 +170,41 @@ def _dotted(loc: tuple) -> str:
     return ".".join(str(p) for p in loc)
 
 
-def run_examples(policy: CompiledPolicy) -> list[str]:
-    """Failures of the policy's own examples (``netlint policy test``), each ``file:line:col: message``
-    pointing at the example. An example is a value of ``self`` in the shape of the workspace view (map
+def run_examples(policy: CompiledPolicy) -> tuple[list[str], list[str]]:
+    """Problems of the shared example bindings (``examples.switch`` …), and the examples that do not
+    hold (``netlint policy test``), each ``file:line:col: message`` pointing at the example. An example is a value of ``self`` in the shape of the workspace view (map
     keys become strings, as in a run), evaluated against ``examples.workspace`` and the item bindings
     ``examples.switch`` (``nccl_env``, ``job``, ``nic``), empty unless given; for ``match-across``
     an example is the list of selected values, which fails when they disagree."""
     ex = policy.policy.examples
     if ex is None:
-        return []
+        return [], []
     run = None
     if policy.program is not None:
         shared = {name: View().convert(getattr(ex, name), ()) for name in VARIABLES[1:]}
         run = policy.program.bind({k: v for k, v in shared.items() if k in policy.program.uses})
-    problems = []
+    from netlint.policy.shape import check_value, item_schema, root_schema
+
+    problems: list[str] = []   # one per example that does not hold
+    setup: list[str] = []      # problems of the shared example bindings
+    for name in VARIABLES[1:]:
+        given = getattr(ex, name)
+        shape = root_schema() if name == "workspace" else \
+            item_schema(next(c for c, v in ITEM_VARIABLES.items() if v == name))
+        wrong = check_value(View().convert(given, ()), shape) if given else None
+        if wrong:
+            span = policy.policy.id.span
+            setup.append(f"{span.file}:{span.line}:{span.col}: {policy.code} examples.{name}: {wrong}")
     for kind, items, want in (("pass", ex.pass_, True), ("fail", ex.fail, False)):
         for i, item in enumerate(items):
             sample = View().convert(item, ())
             span = getattr(item, "span", None) or policy.policy.id.span
             where = f"{span.file}:{span.line}:{span.col}: {policy.code} {kind} example {i + 1}"
+            nodes = sample if run is None and isinstance(sample, list) else [sample]  # match-across: a list
+            wrong = next(filter(None, (check_value(n, policy.selected) for n in nodes)), None)
+            if wrong:
+                problems.append(f"{where}: {wrong}")
+                continue
             if sample is None:  # a null node is skipped in a run: it passes
                 got = True
             elif run is None:  # match-across
@@ -208,4 +224,4 @@ def run_examples(policy: CompiledPolicy) -> list[str]:
                     continue
             if got != want:
                 problems.append(f"{where} {'fails' if want else 'passes'}: {sample!r}")
-    return problems
+    return setup, problems

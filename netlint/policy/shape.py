@@ -150,3 +150,35 @@ def check_expression(source: str, selected: list[dict], collections: set | None 
             if not nodes or {} in nodes:
                 break
             offset += len(part)
+
+
+def check_value(value: Any, nodes: list[dict], path: tuple = ()) -> str | None:
+    """The first field of ``value`` (a policy example) the schema nodes do not have, as a message: an
+    example with a misspelt field tests nothing the workspace can hold."""
+    if not nodes or {} in nodes:
+        return None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            try:
+                sub = _member(nodes, str(key))
+            except UnknownField as exc:
+                return f"{'.'.join(map(str, path + (key,)))}: {exc}"
+            found = check_value(item, sub, path + (key,))
+            if found:
+                return found
+    elif isinstance(value, list):
+        items = [alt.get("items", {}) for n in nodes for alt in _deref(n)
+                 if alt.get("type") == "array" or "items" in alt]
+        for i, item in enumerate(value):
+            found = check_value(item, items, path + (i,))
+            if found:
+                return found
+    return None
+
+
+def item_schema(collection: str) -> list[dict]:
+    return [_schema()["properties"][collection]["items"]]
+
+
+def root_schema() -> list[dict]:
+    return [_schema()]

@@ -443,3 +443,17 @@ def test_pruning_keeps_what_the_expression_reads():
     assert compile_expression("self.mtu == 1 || self.all(k, k != '')").prune("self", port) == port
     assert compile_expression("self.name.startsWith('p')").prune("self", port) == {"name": "p"}
     assert compile_expression("'self.pgs' == 'x' || self.mtu > 0").prune("self", port) == {"mtu": 9000}
+
+
+def test_an_example_with_a_field_the_view_does_not_have_fails(tmp_path, capsys):
+    """`!has(self.mtu) || …` passes on {mtuu: 1500}: the example would test nothing real."""
+    policy = POLICY.replace("has(self.mtu) && self.mtu >= 9000", "'!has(self.mtu) || self.mtu >= 9000'")
+    bad = policy + "    examples:\n      pass: [{name: x, mtuu: 1500}]\n      fail: [{name: y, mtu: 1500}]\n"
+    nested = policy.replace("ORG001", "ORG002") + \
+        "    examples:\n      switch: {nmae: leaf1}\n      pass: [{name: x, watchdog: {enabeld: true}, mtu: 9216}]\n"
+    write_repo(tmp_path, {"a.yaml": bad, "b.yaml": nested})
+    assert main(["policy", "test", str(tmp_path / "a.yaml"), str(tmp_path / "b.yaml")]) == 1
+    out = capsys.readouterr().out
+    assert "ORG001 pass example 1: mtuu: the workspace view has no field 'mtuu' here; did you mean 'mtu'?" in out
+    assert "ORG002 examples.switch: nmae: the workspace view has no field 'nmae' here; did you mean 'name'?" in out
+    assert "ORG002 pass example 1: watchdog.enabeld:" in out and "1 passed, 3 failed" in out
