@@ -26,6 +26,10 @@ class Examples(Model):
 
 
 class Policy(Model):
+    # exactly one of `assert` / `template` (the validator below), for editors using the JSON Schema too
+    model_config = {**Model.model_config,
+                    "json_schema_extra": {"oneOf": [{"required": ["assert"]}, {"required": ["template"]}]}}
+
     id: Located[PolicyId] = Field(description="Stable code, e.g. ORG001 (not a built-in family)")
     summary: Located[str]
     severity: Located[Literal["error", "warning", "info"]] = Field(default=None)  # type: ignore[assignment]

@@ -271,3 +271,22 @@ def test_pruning_keeps_what_the_expression_reads():
     assert compile_expression("self.mtu == 1 || self.all(k, k != '')").prune("self", port) == port
     assert compile_expression("self.name.startsWith('p')").prune("self", port) == {"name": "p"}
     assert compile_expression("'self.pgs' == 'x' || self.mtu > 0").prune("self", port) == {"mtu": 9000}
+
+
+def test_the_policy_schema_agrees_with_the_loader(tmp_path):
+    """schemas/policy.schema.json is for editors; it accepts the packs and refuses what the loader refuses."""
+    import yaml
+
+    from netlint.policy.files import load
+
+    schema = json.loads((ROOT / "schemas" / "policy.schema.json").read_text())
+    validator = jsonschema.Draft202012Validator(schema)
+    for path in (ROOT / "rules").glob("*.yaml"):
+        assert list(validator.iter_errors(yaml.safe_load(path.read_text()))) == [], path.name
+    both = POLICY + "    template: range\n    params: {field: mtu, min: 1}\n"
+    for text in (both, POLICY.replace("    assert: has(self.mtu) && self.mtu >= 9000\n", ""),
+                 POLICY.replace("severity", "x").replace("summary: jumbo", "severity: fatal\n    summary: jumbo")):
+        assert list(validator.iter_errors(yaml.safe_load(text))), text
+        (tmp_path / "p.yaml").write_text(text)
+        policies, problems = load(tmp_path / "p.yaml", "p.yaml")
+        assert policies == [] and [p.code for p in problems] == ["NL005"], text
