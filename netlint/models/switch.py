@@ -42,19 +42,21 @@ milliseconds for PFC watchdog timings, percent for probabilities.
 
 The normalized objects are slotted dataclasses (cheap to build; a benchmark loads 2,000 switches).
 The vendor adapters check their input themselves, cheaply, as located NL findings. The native format is
-validated by pydantic through :class:`NativeSwitch` (``schemas/switch.schema.json`` is generated
-from it) and then converted.
+validated by pydantic through :class:`NativeSwitch` (:mod:`netlint.models.switch_native`;
+``schemas/switch.schema.json`` is generated from it) and then converted.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Iterable, Literal
-
-from pydantic import Field, WithJsonSchema, field_validator
+from typing import Iterable
 
 from netlint.located import Scalar, Span
-from netlint.models.base import Located, Model
+# The native format's pydantic models live in switch_native; importers (loaders, schema generation)
+# still find them here.
+from netlint.models.switch_native import (NativeBufferPool, NativeBufferProfile, NativeEcn,  # noqa: F401
+                                          NativePfc, NativePg, NativePort, NativeScheduler, NativeSwitch,
+                                          NativeWatchdog)
 
 # Map kinds: from -> to, all small integers.
 MAP_KINDS = ("dscp_to_tc", "dot1p_to_tc", "tc_to_pg", "tc_to_queue", "pfc_to_queue", "pfc_to_pg",
@@ -401,137 +403,6 @@ class SwitchQos:
     def dynamic_buffers(self) -> bool:
         """The SONiC dynamic buffer model: headroom is computed by buffermgrd, not written."""
         return self.buffer_model is not None and self.buffer_model.value == "dynamic"
-
-
-# ================================================================================================
-# netlint's native switch QoS YAML (validated; schemas/switch.schema.json is generated from it)
-# ================================================================================================
-
-Small = Annotated[int, Field(ge=0, le=63)]
-TcInt = Annotated[int, Field(ge=0, le=15)]
-Prio = Annotated[int, Field(ge=0, le=7)]
-Bytes = Annotated[int, Field(ge=0)]
-Ms = Annotated[int, Field(ge=0)]
-
-
-def _key_pattern(hi: int) -> str:
-    return "^(" + "|".join(str(i) for i in range(hi + 1)) + ")$"
-
-
-def _intmap(key_hi: int, val_hi: int):
-    """``{from: to}`` of small integers; the schema names the allowed keys (JSON keys are strings)."""
-    schema = {"anyOf": [{"type": "object", "propertyNames": {"pattern": _key_pattern(key_hi)},
-                         "additionalProperties": {"type": "integer", "minimum": 0, "maximum": val_hi}},
-                        {"type": "null"}]}
-    return Annotated[dict[Annotated[int, Field(ge=0, le=key_hi)], Located[Annotated[int, Field(ge=0, le=val_hi)]]]
-                     | None, WithJsonSchema(schema)]
-
-
-DscpMap = _intmap(63, 15)
-
-
-def _speed_mbps(v: Any) -> Any:
-    """400G / 100G / 25000 (Mb/s) / "400000" -> Mb/s."""
-    from netlint.qos.units import parse_speed_mbps
-
-    raw = v.value if isinstance(v, Scalar) else v
-    mbps = parse_speed_mbps(raw)
-    if mbps is None:
-        raise ValueError(f"cannot read port speed {raw!r}; write e.g. 400G or 400000 (Mb/s)")
-    return Scalar(mbps, v.span, v.raw, v.quoted) if isinstance(v, Scalar) else mbps
-
-
-class NativeWatchdog(Model):
-    """PFC watchdog: on/off and timings (SONiC PFC_WD semantics)."""
-
-    enabled: Located[bool] | None = Field(None, description="PFC watchdog on for the lossless priorities")
-    detection_ms: Located[Ms] | None = Field(None, description="Storm detection time, ms (SONiC 100..5000)")
-    restoration_ms: Located[Ms] | None = Field(None, description="Restoration time, ms (SONiC 100..60000)")
-    action: Located[Literal["drop", "forward", "alert"]] | None = None
-    poll_interval_ms: Located[Ms] | None = Field(
-        None, description="Polling interval, ms (SONiC 100..1000); switch-wide only")
-
-
-class NativePfc(Model):
-    priorities: list[Located[Prio]] | None = Field(None, description="PFC-enabled (lossless) priorities")
-    watchdog: NativeWatchdog | None = None
-
-
-class NativeEcn(Model):
-    """ECN/WRED on one egress queue. Thresholds in bytes (Kmin/Kmax), probability in percent."""
-
-    enabled: Located[bool] | None = Field(None, description="ECN marking on")
-    min_bytes: Located[Bytes] | None = Field(None, description="Kmin: marking starts (bytes)")
-    max_bytes: Located[Bytes] | None = Field(None, description="Kmax: marking at Pmax (bytes)")
-    probability: Located[Bytes] | None = Field(None, description="Pmax, percent (0..100)")
-    drop: Located[bool] | None = Field(None, description="WRED drops instead of only marking")
-    profile: Located[str] | None = Field(None, description="Name of the profile, when shared by name")
-
-
-class NativeScheduler(Model):
-    type: Located[Literal["strict", "dwrr", "wrr", "STRICT", "DWRR", "WRR"]]
-    weight: Located[Annotated[int, Field(ge=0)]] | None = Field(
-        None, description="DWRR/WRR weight or bandwidth percent")
-
-
-class NativeBufferPool(Model):
-    type: Located[Literal["ingress", "egress", "both"]] | None = None
-    mode: Located[Literal["static", "dynamic"]] | None = None
-    size: Located[Bytes] | None = None
-    xoff: Located[Bytes] | None = Field(None, description="Shared headroom pool size (bytes)")
-
-
-class NativeBufferProfile(Model):
-    pool: Located[str] | None = None
-    size: Located[Bytes] | None = None
-    xon: Located[Bytes] | None = None
-    xoff: Located[Bytes] | None = Field(None, description="Headroom after PAUSE (bytes); not the PAUSE trigger")
-    xon_offset: Located[Bytes] | None = None
-    dynamic_th: Located[Annotated[int, Field(ge=-8, le=7)]] | None = None
-    static_th: Located[Bytes] | None = None
-
-
-class NativePg(Model):
-    profile: Located[str] = Field(description="Buffer profile name, or NULL (dynamic model computes it)")
-
-
-class NativePort(Model):
-    name: Located[str]
-    speed: Annotated[Located[Annotated[int, Field(ge=1)]] | None, WithJsonSchema(
-        {"anyOf": [{"type": "integer", "minimum": 1},
-                   {"type": "string", "pattern": r"^\s*\d+(\.\d+)?\s*[GgMmTt]?(b|bps|b/s|bE|BE|E)?\s*$"},
-                   {"type": "null"}]})] = Field(
-        None, description="Port speed: 400G, 100G, or Mb/s as a number (400000)")
-    mtu: Located[Annotated[int, Field(ge=68, le=9216)]] | None = None
-    cable_length: Located[Annotated[int, Field(ge=0)]] | None = Field(None, description="Metres")
-    pfc: NativePfc | None = Field(None, description="Overrides the switch-wide pfc for this port")
-    dscp_to_tc: DscpMap = Field(None, description="Overrides the switch-wide DSCP→TC map for this port")
-    priority_groups: dict[Prio, NativePg] | None = None
-
-    @field_validator("speed", mode="before")
-    @classmethod
-    def _speed(cls, v: Any) -> Any:
-        return _speed_mbps(v)
-
-
-class NativeSwitch(Model):
-    """netlint's switch QoS file: one switch, switch-wide policy plus a list of ports."""
-
-    switch: Located[str] = Field(description="Switch name (as in the inventory)")
-    trust: Located[Literal["dscp", "pcp", "both", "port"]] | None = None
-    buffer_model: Located[Literal["static", "dynamic"]] | None = None
-    dscp_to_tc: DscpMap = Field(None, description="DSCP → traffic class")
-    tc_to_pg: _intmap(15, 7) = Field(None, description="TC → priority group")
-    tc_to_queue: _intmap(15, 9) = Field(None, description="TC → egress queue")
-    pfc_priority_to_queue: _intmap(7, 7) = Field(None, description="PFC priority → egress queue")
-    pfc: NativePfc | None = None
-    ecn: dict[Prio, NativeEcn] | None = Field(None, description="Per egress queue")
-    scheduler: dict[Prio, NativeScheduler] | None = Field(None, description="Per egress queue")
-    buffer_pools: dict[str, NativeBufferPool] | None = None
-    buffer_profiles: dict[str, NativeBufferProfile] | None = None
-    priority_groups: dict[Prio, NativePg] | None = Field(
-        None, description="PG → buffer profile, for every port")
-    ports: list[NativePort] = Field(default_factory=list)
 
 
 def iter_ports(sw: SwitchQos, names: Iterable[str] | None = None) -> list[Port]:
