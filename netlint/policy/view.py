@@ -28,16 +28,72 @@ def hidden(name: str) -> bool:
 _FIELD_CACHE: dict[type, tuple | None] = {}
 
 
+def model_fields(cls: type) -> list[tuple[str, str, Any, str]] | None:
+    """(view key, attribute, type, description) of a model class's fields the view shows, or None for
+    a class the view does not open. Hidden: internal names (spans, paths, tokens, caches) and fields
+    that hold locations (a ``Span``, a list of them). A dataclass field's description is its trailing
+    source comment; its type is evaluated field by field (a name only imported for type checking
+    leaves that one field untyped)."""
+    if hasattr(cls, "model_fields"):
+        fields = [(f.alias or n, n, f.annotation, f.description or "") for n, f in cls.model_fields.items()]
+    elif dataclasses.is_dataclass(cls):
+        notes = _comments(cls)
+        fields = [(f.name, f.name, _annotation(cls, f), notes.get(f.name, "")) for f in dataclasses.fields(cls)]
+    else:
+        return None
+    return [f for f in fields if not _internal(f[1], f[2]) and not _locates(f[2])]
+
+
+def _internal(name: str, tp: Any) -> bool:
+    """Internal names are hidden; a ``…path`` field only when it is a document path (a tuple), not a
+    file path as written (``source FILE``)."""
+    import typing
+
+    if name.endswith("path") and not name.startswith("_"):
+        return tp is tuple or any(a is tuple or typing.get_origin(a) is tuple
+                                               for a in (tp, *typing.get_args(tp)))
+    return hidden(name)
+
+
+def _annotation(cls: type, f) -> Any:
+    import sys
+
+    tp = f.type
+    if isinstance(tp, str):
+        try:
+            tp = eval(tp, vars(sys.modules[cls.__module__]))  # noqa: S307 - the model's own annotation
+        except Exception:
+            return Any
+    return tp
+
+
+def _locates(tp: Any) -> bool:
+    import typing
+
+    return tp is Span or any(_locates(a) for a in typing.get_args(tp))
+
+
+def _comments(cls: type) -> dict[str, str]:
+    """Trailing ``# comments`` of a dataclass's field lines."""
+    import inspect
+
+    try:
+        source = inspect.getsource(cls)
+    except (OSError, TypeError):
+        return {}
+    out = {}
+    for line in source.splitlines():
+        m = re.match(r"\s+([A-Za-z_]\w*)\s*:[^#]*#\s*(.+)$", line)
+        if m and "'" not in line.split("#")[0] and '"' not in line.split("#")[0]:
+            out.setdefault(m.group(1), m.group(2).strip())
+    return out
+
+
 def _fields(cls: type) -> tuple | None:
     """(view key, attribute) of a model class's visible fields; None for an opaque class."""
     if cls not in _FIELD_CACHE:
-        if hasattr(cls, "model_fields"):
-            names = [(f.alias or n, n) for n, f in cls.model_fields.items()]
-        elif dataclasses.is_dataclass(cls):
-            names = [(f.name, f.name) for f in dataclasses.fields(cls)]
-        else:
-            names = None
-        _FIELD_CACHE[cls] = None if names is None else tuple((k, a) for k, a in names if not hidden(a))
+        fields = model_fields(cls)
+        _FIELD_CACHE[cls] = None if fields is None else tuple((key, attr) for key, attr, _, _ in fields)
     return _FIELD_CACHE[cls]
 
 

@@ -46,3 +46,13 @@ def test_every_collection_item_has_its_kind(shared):
         assert [i["kind"] for i in data[name]] == [kind_of(type(m)) for m in getattr(ws, name)]
         assert {i["kind"] for i in data[name]} <= kinds[name], name
     assert {i["kind"] for i in data["jobs"]} == {"training_job", "ds_config", "hostfile"}
+
+
+def test_the_field_reference_in_the_docs_is_generated():
+    from netlint.policy.schema import DOCS_END, DOCS_START, field_reference
+
+    text = (ROOT / "docs" / "policy.md").read_text()
+    got = text[text.index(DOCS_START) + len(DOCS_START):text.index(DOCS_END)].strip()
+    assert got == field_reference().strip(), "docs/policy.md drifted: python -m netlint.policy.schema"
+    for name in ("SwitchQos", "Port", "NcclVar", "TrainingJob", "DsConfig", "Hostfile", "Roce"):
+        assert f"**{name}** — `$." in got, name
