@@ -15,6 +15,21 @@ PLACEHOLDER = re.compile(r"\{((?:%s)(?:\.[A-Za-z_]\w*)*)\}" % "|".join(VARIABLES
 
 
 def run_policies(ws) -> list[Finding]:
+    """Every configured policy's findings, and its problems as located NL03x findings. A netlint bug
+    on the way is NL000 (exit 2, traceback on stderr) like a failing rule, never a crash of the run."""
+    try:
+        return _run_policies(ws)
+    except Exception as exc:
+        import sys
+        import traceback
+
+        sys.stderr.write(f"netlint: internal error in policies:\n{traceback.format_exc(limit=-3)}")
+        where = Span(ws.config.file.name if ws.config.file else ".", 1, 1, 1, 1)
+        return [Finding("NL000", f"internal error running policies: {type(exc).__name__}: {exc}", where,
+                        key="internal:policies")]
+
+
+def _run_policies(ws) -> list[Finding]:
     from netlint.discovery import display_path
 
     files, findings = resolve(ws.config.settings.policies, ws.config.root, ws.config.file)

@@ -290,3 +290,18 @@ def test_the_policy_schema_agrees_with_the_loader(tmp_path):
         (tmp_path / "p.yaml").write_text(text)
         policies, problems = load(tmp_path / "p.yaml", "p.yaml")
         assert policies == [] and [p.code for p in problems] == ["NL005"], text
+
+
+def test_a_netlint_bug_in_policies_is_nl000_not_a_crash(tmp_path, monkeypatch, capsys):
+    from netlint.policy.view import View
+
+    def broken(self, ws):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(View, "build", broken)
+    write_repo(tmp_path, {"inventory.yaml": INVENTORY, "leaf02.yaml": SWITCH, "org.yaml": POLICY,
+                          "netlint.yaml": "policies: [org.yaml]\n"})
+    assert main(["check", str(tmp_path)]) == 2
+    captured = capsys.readouterr()
+    assert "NL000" in captured.out and "internal error running policies: RuntimeError: boom" in captured.out
+    assert "QOS108" in captured.out  # the built-in rules still ran
