@@ -9,8 +9,10 @@ from pathlib import Path
 def add_parser(sub) -> None:
     p = sub.add_parser("policy", help="work with policy files")
     actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
-    test = actions.add_parser("test", help="run the examples of policy files (default: rules/)")
-    test.add_argument("paths", nargs="*", type=Path, help="policy files or folders")
+    test = actions.add_parser("test", help="run the examples of policy files, like `conftest verify`")
+    test.add_argument("paths", nargs="*", type=Path,
+                      help="policy files or folders (default: the config's `policies`, else rules/, else "
+                           "the built-in packs)")
 
 
 def run(args) -> int:
@@ -18,7 +20,14 @@ def run(args) -> int:
     from netlint.policy.runner import run_examples
 
     files: list[Path] = []
-    for path in args.paths or [Path("rules") if Path("rules").is_dir() else PACKS_DIR]:
+    failed = 0
+    if not args.paths:
+        configured, problems = _configured()
+        for f in problems:  # a configured pack or file that does not exist fails the run
+            print(f"{f.span.file}:{f.span.line}:{f.span.col}: {f.code} {f.message}")
+        failed += len(problems)
+        files.extend(configured)
+    for path in args.paths or ([] if files or failed else [Path("rules") if Path("rules").is_dir() else PACKS_DIR]):
         if path.is_dir():
             files.extend(sorted(p for p in path.iterdir() if p.suffix in (".yaml", ".yml")))
         elif path.is_file():
@@ -26,10 +35,10 @@ def run(args) -> int:
         else:
             sys.stderr.write(f"netlint: error: no such file or directory: {path}\n")
             return 2
-    failed, tested, wrong, bare = 0, 0, 0, []
+    tested, wrong, bare = 0, 0, []
     loaded, problems = [], []
-    for file in files:
-        policies, found = load(file, str(file))
+    for file in dict.fromkeys(files):
+        policies, found = load(file, _shown(file))
         loaded.extend(policies)
         problems.extend(found)
     loaded, duplicates = unique(loaded)
@@ -52,3 +61,23 @@ def run(args) -> int:
         print(f"no examples: {', '.join(bare)}")
     print(f"{tested - wrong} passed, {failed} failed")
     return 1 if failed else 0
+
+
+def _configured() -> tuple[list[Path], list]:
+    """The policy files the netlint config in or above the current directory names."""
+    from netlint.config import load_config
+    from netlint.policy.files import resolve
+
+    config, _ = load_config(None, Path.cwd())
+    if not config.settings.policies:
+        return [], []
+    return resolve(config.settings.policies, config.root, config.file)
+
+
+def _shown(path: Path) -> str:
+    import os
+
+    try:
+        return os.path.relpath(path) if not os.path.relpath(path).startswith("..") else str(path)
+    except ValueError:
+        return str(path)

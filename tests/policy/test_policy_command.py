@@ -71,3 +71,16 @@ def test_an_example_with_a_field_the_view_does_not_have_fails(tmp_path, capsys):
     assert "ORG001 pass example 1: mtuu: the workspace view has no field 'mtuu' here; did you mean 'mtu'?" in out
     assert "ORG002 examples.switch: nmae: the workspace view has no field 'nmae' here; did you mean 'name'?" in out
     assert "ORG002 pass example 1: watchdog.enabeld:" in out and "1 passed, 3 failed" in out
+
+
+def test_without_paths_it_tests_the_configured_policies(tmp_path, monkeypatch, capsys):
+    broken = POLICY + "    examples:\n      pass: [{name: x, mtu: 1500}]\n"
+    write_repo(tmp_path, {"org.yaml": broken, "netlint.yaml": "policies: [org.yaml, production]\n"})
+    monkeypatch.chdir(tmp_path)
+    assert main(["policy", "test"]) == 1
+    out = capsys.readouterr().out
+    assert "org.yaml:8:14: ORG001 pass example 1 fails" in out and "PRD" not in out.split("\n")[0]
+    assert ", 1 failed" in out and "no examples" not in out  # the production pack's examples ran too
+    (tmp_path / "netlint.yaml").write_text("policies: [org.yaml, nosuch]\n")
+    assert main(["policy", "test"]) == 1
+    assert "netlint.yaml:1:22: NL030 policy 'nosuch' not found" in capsys.readouterr().out
