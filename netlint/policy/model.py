@@ -9,7 +9,7 @@ from pydantic import Field, model_validator
 from netlint.models.base import Located, Model
 
 PolicyId = Annotated[str, Field(pattern=r"^[A-Z][A-Z0-9_-]*[0-9]+$")]
-Template = Literal["required", "forbidden", "range", "one-of", "match-across"]
+Template = Literal["required", "forbidden", "range", "one-of", "pattern", "match-across"]
 
 
 class Examples(Model):

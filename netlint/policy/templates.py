@@ -65,4 +65,17 @@ def expression(template: str, params: dict) -> str | None:
         checks = ([f"double({ref}) >= {float(lo)}"] if lo is not None else []) + \
                  ([f"double({ref}) <= {float(hi)}"] if hi is not None else [])
         return f"!({present(field)}) || ({' && '.join(checks)})"
+    if template == "pattern":
+        pattern = params.get("pattern")
+        if not isinstance(pattern, str) or not pattern:
+            raise TemplateError("params.pattern must be a regular expression (RE2 syntax, as CEL matches())")
+        from netlint.policy.cel import CelError, compile_expression
+
+        literal = json.dumps(pattern)
+        try:  # the engine's own regex syntax decides, at load time rather than on every node
+            compile_expression(f"''.matches({literal})").evaluate({})
+        except CelError as exc:
+            first = exc.message.split(":", 1)[-1].strip().splitlines()[0]
+            raise TemplateError(f"params.pattern is not a valid regular expression: {first}") from None
+        return f"!({present(field)}) || string({ref}).matches({literal})"
     raise TemplateError(f"unknown template {template!r}")

@@ -78,6 +78,8 @@ def test_builtin_family_id_is_refused(tmp_path):
     ("one-of", "{field: mtu, values: [9216]}", ["Ethernet4"]),
     ("forbidden", "{field: mtu, values: [1500]}", ["Ethernet4"]),
     ("match-across", "{field: mtu}", ["Ethernet0", "Ethernet4"]),
+    ("pattern", "{field: name, pattern: '^Ethernet[0-3]$'}", ["Ethernet4"]),
+    ("pattern", "{field: mtu, pattern: '^9[0-9]{3}$'}", ["Ethernet4"]),
 ])
 def test_templates(tmp_path, template, params, codes):
     policy = POLICY.replace("assert: has(self.mtu) && self.mtu >= 9000",
@@ -305,3 +307,10 @@ def test_a_netlint_bug_in_policies_is_nl000_not_a_crash(tmp_path, monkeypatch, c
     captured = capsys.readouterr()
     assert "NL000" in captured.out and "internal error running policies: RuntimeError: boom" in captured.out
     assert "QOS108" in captured.out  # the built-in rules still ran
+
+
+def test_a_bad_pattern_is_refused_at_load(tmp_path):
+    policy = POLICY.replace("assert: has(self.mtu) && self.mtu >= 9000",
+                            "template: pattern\n    params: {field: name, pattern: 'Ethernet(0'}")
+    f = only(repo(tmp_path, policy), "NL031")
+    assert at(f) == (5, 15) and "not a valid regular expression" in f.message
