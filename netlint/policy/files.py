@@ -197,8 +197,10 @@ def _compile(policy: Policy, shown: str) -> tuple[CompiledPolicy | None, list[Fi
         try:
             source = expression(policy.template.value, policy.parameters)
         except TemplateError as exc:
+            param = policy.params.get(exc.param) if exc.param else None
+            span = param.span if hasattr(param, "span") else policy.template.span
             return None, [Finding("NL031", f"{code}: template {policy.template.value}: {exc}",
-                                  policy.template.span, key=f"{code}:template")]
+                                  span, key=f"{code}:template")]
         where = policy.template
     else:
         source, where = policy.assert_.value, policy.assert_

@@ -14,13 +14,17 @@ _FIELD = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
 
 
 class TemplateError(ValueError):
-    pass
+    """A template's parameters are wrong; ``param`` names the one to point at, when there is one."""
+
+    def __init__(self, message: str, param: str = ""):
+        super().__init__(message)
+        self.param = param
 
 
 def _field(params: dict) -> str:
     field = params.get("field")
     if not isinstance(field, str) or not _FIELD.match(field):
-        raise TemplateError("params.field must be a dotted field name, e.g. watchdog.enabled")
+        raise TemplateError("params.field must be a dotted field name, e.g. watchdog.enabled", "field")
     return field
 
 
@@ -36,7 +40,7 @@ def present(field: str) -> str:
 
 def _literal(values) -> str:
     if not isinstance(values, list) or not values:
-        raise TemplateError("params.values must be a non-empty list")
+        raise TemplateError("params.values must be a non-empty list", "values")
     return json.dumps(values)
 
 
@@ -61,21 +65,23 @@ def expression(template: str, params: dict) -> str | None:
             raise TemplateError("params needs min, max or both")
         for bound in (lo, hi):
             if bound is not None and (isinstance(bound, bool) or not isinstance(bound, (int, float))):
-                raise TemplateError("params.min and params.max must be numbers")
+                raise TemplateError("params.min and params.max must be numbers", "min" if lo is bound else "max")
         checks = ([f"double({ref}) >= {float(lo)}"] if lo is not None else []) + \
                  ([f"double({ref}) <= {float(hi)}"] if hi is not None else [])
         return f"!({present(field)}) || ({' && '.join(checks)})"
     if template == "pattern":
         pattern = params.get("pattern")
         if not isinstance(pattern, str) or not pattern:
-            raise TemplateError("params.pattern must be a regular expression (RE2 syntax, as CEL matches())")
+            raise TemplateError("params.pattern must be a regular expression (RE2 syntax, as CEL matches())", "pattern")
         from netlint.policy.cel import CelError, compile_expression
 
         literal = json.dumps(pattern)
         try:  # the engine's own regex syntax decides, at load time rather than on every node
             compile_expression(f"''.matches({literal})").evaluate({})
         except CelError as exc:
-            first = exc.message.split(":", 1)[-1].strip().splitlines()[0]
-            raise TemplateError(f"params.pattern is not a valid regular expression: {first}") from None
+            lines = [ln.strip() for ln in exc.message.splitlines()]
+            why = next((ln[len("error:"):].strip() for ln in lines if ln.startswith("error:")), lines[0])
+            why = why.split(". Check function")[0]
+            raise TemplateError(f"params.pattern is not a valid regular expression: {why}", "pattern") from None
         return f"!({present(field)}) || string({ref}).matches({literal})"
     raise TemplateError(f"unknown template {template!r}")
