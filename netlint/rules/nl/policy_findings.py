@@ -14,7 +14,8 @@ class PolicyFileError(_EngineRule):
 
 
 class PolicyExpressionError(_EngineRule):
-    """A policy's CEL expression, template or JSONPath does not compile — or calls a function outside
+    """A policy's CEL expression, template (its parameters: a bad `pattern`, an empty `values`) or
+    JSONPath does not compile — or calls a function outside
     CEL's standard library. CEL has no loops and no I/O; netlint also rejects any other function call,
     so a policy from any repository cannot read files, reach the network or run forever. The finding
     points at the offending character when the expression is on one line.
@@ -36,7 +37,9 @@ class PolicyRuntimeError(_EngineRule):
 
 class PolicyUnknownField(_EngineRule):
     """A policy names a field the workspace view does not have — in its `given` JSONPath, in a
-    template's `params.field`, or as `self.x` / `workspace.x` in its CEL expression. Such a policy
+    template's `params.field`, as `self.x` / `workspace.x` / `switch.x` in its CEL expression or a
+    message placeholder — or names an item variable (`switch`, `nccl_env`, `job`, `nic`) its `given`
+    never binds (`switch` when it selects jobs). Such a policy
     would select nothing, or pass on every node behind a `has()` guard or a template's "absent
     passes" rule: a silent pass. The check uses `schemas/workspace.schema.json` (generated from the
     models); free-form values (port-level `maps`, values netlint cannot type) accept any name. The
