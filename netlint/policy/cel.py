@@ -21,6 +21,9 @@ ALLOWED_CALLS = frozenset({
     "duration", "timestamp",
 })
 MACROS = frozenset({"all", "exists", "exists_one", "map", "filter"})
+# cel-spec "Reserved words": no statements, no loops, no definitions in the language.
+RESERVED = frozenset({"as", "break", "const", "continue", "else", "for", "function", "if", "import", "let",
+                      "loop", "package", "namespace", "return", "var", "void", "while"})
 MAX_LENGTH = 4096          # characters of one expression
 MAX_MACRO_NESTING = 3      # list macros inside list macros: cost grows as n^depth
 # Any identifier directly followed by "(" — a global call or a method call (after "."), once string
@@ -165,6 +168,9 @@ def check(source: str) -> None:
         raise CelError(f"expression is {len(source)} characters long; the limit is {MAX_LENGTH}", 1)
     blanked = blank_strings(source)
     for m in _CALL.finditer(blanked):
+        if m.group(1) in RESERVED:
+            raise CelError(f"'{m.group(1)}' is a reserved word: CEL is one expression, with no statements, "
+                           "loops or function definitions", m.start(1) + 1)
         if m.group(1) not in ALLOWED_CALLS:
             raise CelError(f"function '{m.group(1)}' is not part of the CEL standard library netlint "
                            "supports; policies cannot call anything else (no file, network or process "

@@ -46,10 +46,21 @@ def test_reaching_outside_cannot_be_written(tmp_path, expr, column):
     assert "ORG001" not in [x.code for x in repo(tmp_path, policy).findings]
 
 
-def test_loops_cannot_be_written(tmp_path):
-    policy = POLICY.replace("assert: has(self.mtu) && self.mtu >= 9000", 'assert: "while (true) { 1 }"')
-    f = only(repo(tmp_path, policy), "NL031")
-    assert f.span.line == 5
+@pytest.mark.parametrize("expr, column, says", [
+    ("while (true) { 1 }", 14, "'while' is a reserved word"),        # CEL has no loop statement
+    ("for (x in self) { x }", 14, "'for' is a reserved word"),
+    ("[1].all(a, [1].all(b, [1].all(c, [1].all(d, true))))", 54, "nested more than 3 deep"),
+    ("self.recurse(self)", 19, "'recurse' is not part of"),           # nor functions of one's own
+    ("[1, 2].map(x, x * 2", 0, "Syntax error"),                       # an unclosed macro
+])
+def test_loops_cannot_be_written(tmp_path, expr, column, says):
+    """The expression starts at column 14 (after `assert: "`): each finding points into it."""
+    policy = POLICY.replace("assert: has(self.mtu) && self.mtu >= 9000", f'assert: "{expr}"')
+    report = repo(tmp_path, policy)
+    f = only(report, "NL031")
+    assert f.file == "org.yaml" and f.span.line == 5 and f.span.col >= 13 and says in f.message
+    assert f.span.col == column or not column
+    assert "ORG001" not in [x.code for x in report.findings]
 
 
 def test_runtime_error_on_missing_field_is_reported_not_passed(tmp_path):
