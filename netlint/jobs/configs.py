@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from netlint.jobs.launch import _derive
+from netlint.jobs.build import _derive
 from netlint.jobs.values import as_bool, as_int, typed
 from netlint.located import MapNode, Scalar
 from netlint.models.job import TrainingJob

@@ -6,7 +6,8 @@ import posixpath
 import re
 from pathlib import Path
 
-from netlint.jobs.launch import build_job, find_launch, is_training
+from netlint.jobs.build import build_job
+from netlint.jobs.launch import find_launch, is_training
 from netlint.jobs import megatron
 from netlint.located import Scalar
 from netlint.models.job import TrainingJob

@@ -1,0 +1,259 @@
+"""A recognised launch (:mod:`netlint.jobs.launch`) → :class:`~netlint.models.job.TrainingJob`: Megatron
+arguments into fields, the job's shape from the launcher and Slurm options, and the derived sizes
+(world size, data parallelism, gradient accumulation).
+
+World size: torchrun ``nnodes × nproc_per_node`` (PT run.py); deepspeed ``--num_nodes ×
+--num_gpus`` or the hostfile's slots (DS launcher/runner.py L86-109, L502-514); one process per
+Slurm task ``nodes × ntasks-per-node`` (sbatch(1); NFL stages.py L343-366).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from netlint.jobs import megatron
+from netlint.jobs.values import as_int, const, typed
+from netlint.located import Scalar
+from netlint.models.job import Arg, TrainingJob
+from netlint.shell import Script, Unknown
+
+if TYPE_CHECKING:
+    from netlint.jobs.launch import Launch
+
+
+def _int_of(s: Scalar | None) -> Scalar | None:
+    return as_int(s) if s is not None else None
+
+
+def _first_int(*cands: Scalar | None) -> Scalar | None:
+    for c in cands:
+        v = _int_of(c)
+        if v is not None:
+            return v
+    return None
+
+
+def _range_max(s: Scalar | None) -> Scalar | None:
+    """torchrun --nnodes MIN:MAX → MAX (elastic: the job may run at its maximum)."""
+    if s is None:
+        return None
+    v = s.value
+    if isinstance(v, str) and ":" in v:
+        return as_int(typed(s, v.rsplit(":", 1)[1]))
+    return as_int(s)
+
+
+def build_job(file: str, script: Script, launch: Launch, sbatch: dict[str, Scalar]) -> TrainingJob:
+    args, loose, has_unknown = megatron.parse_argv(launch.script_args)
+    last = megatron.last_by_name(args)
+    job = TrainingJob(file=file, span=launch.command.span, launcher=launch.launcher,
+                      arg_list=args, args=last, extra_words=loose, has_unknown_args=has_unknown,
+                      launch=launch.command, script=script)
+    names = set(last)
+    if launch.launcher == "deepspeed" or any(m in names for m in megatron.MDS_MARKERS):
+        job.framework = "megatron-deepspeed"
+    job.env = dict(launch.command.environment)
+    for k, a in launch.command.env.items():
+        job.env[k] = a.value
+    _fill_model(job, last)
+    _fill_shape(job, launch, sbatch)
+    _derive(job)
+    return job
+
+
+def _val(job: TrainingJob, last: dict[str, Arg], field_name: str, *flags: str, conv=as_int) -> None:
+    for flag in flags:
+        a = last.get(flag)
+        if a is None:
+            continue
+        v = a.value
+        if v is None:
+            return
+        if isinstance(v.value, Unknown):
+            job.unknown[field_name] = v.value
+            return
+        c = conv(v)
+        if c is not None:
+            setattr(job, field_name, c)
+        return
+
+
+def _flag(job: TrainingJob, last: dict[str, Arg], field_name: str, *flags: str) -> None:
+    for flag in flags:
+        a = last.get(flag)
+        if a is not None:
+            setattr(job, field_name, typed(a.flag, True))
+            return
+
+
+# Megatron arguments read into TrainingJob fields: (field, its flags by preference). Flags set no
+# job.unknown entries, so reading every value before any flag keeps the order of job.unknown.
+_MODEL_VALUES = (
+    ("tp", "--tensor-model-parallel-size"),
+    ("pp", "--pipeline-model-parallel-size"),
+    ("vpp", "--num-virtual-stages-per-pipeline-rank"),
+    ("layers_per_vstage", "--num-layers-per-virtual-pipeline-stage"),
+    ("cp", "--context-parallel-size"),
+    ("ep", "--expert-model-parallel-size", "--moe-expert-parallel-size"),
+    ("etp", "--expert-tensor-parallel-size"),
+    ("ds_sp", "--ds-sequence-parallel-size"),
+    ("micro_batch", "--micro-batch-size"),
+    ("global_batch", "--global-batch-size"),
+    ("layers", "--num-layers", "--encoder-num-layers"),
+    ("hidden", "--hidden-size"),
+    ("ffn", "--ffn-hidden-size"),
+    ("heads", "--num-attention-heads"),
+    ("kv_channels", "--kv-channels"),
+    ("seq_len", "--seq-length", "--encoder-seq-length"),
+    ("max_position", "--max-position-embeddings"),
+    ("vocab", "--vocab-size", "--pad-vocab-size-to"),
+    ("experts", "--num-experts"),
+    ("topk", "--moe-router-topk", "--topk"),
+    ("zero_stage", "--zero-stage"),
+    ("ddp_bucket_size", "--ddp-bucket-size"),
+)
+_MODEL_FLAGS = (
+    ("swiglu", "--swiglu"),
+    ("group_query_attention", "--group-query-attention"),
+    ("fp16", "--fp16"),
+    ("bf16", "--bf16"),
+    ("grad_reduce_in_bf16", "--grad-reduce-in-bf16"),
+    ("distributed_optimizer", "--use-distributed-optimizer"),
+    ("sequence_parallel", "--sequence-parallel"),
+    ("overlap_grad_reduce", "--overlap-grad-reduce"),
+    ("overlap_param_gather", "--overlap-param-gather"),
+    ("tp_comm_overlap", "--tp-comm-overlap"),
+)
+
+
+def _fill_model(job: TrainingJob, last: dict[str, Arg]) -> None:
+    for field_name, *flags in _MODEL_VALUES:
+        _val(job, last, field_name, *flags)
+    for field_name, *flags in _MODEL_FLAGS:
+        _flag(job, last, field_name, *flags)
+    if job.group_query_attention is not None:
+        _val(job, last, "query_groups", "--num-query-groups")
+    if "--fp8-format" in last and last["--fp8-format"].value is not None:
+        job.dtype = typed(last["--fp8-format"].flag, "fp8")
+    elif job.bf16 is not None:
+        job.dtype = typed(job.bf16, "bf16")
+    elif job.fp16 is not None:
+        job.dtype = typed(job.fp16, "fp16")
+    if "--recompute-granularity" in last and last["--recompute-granularity"].value is not None:
+        g = last["--recompute-granularity"].value
+        if isinstance(g.value, str):
+            job.recompute = g
+    elif "--recompute-activations" in last:
+        job.recompute = typed(last["--recompute-activations"].flag, "selective")
+    elif "--checkpoint-activations" in last:
+        job.recompute = typed(last["--checkpoint-activations"].flag, "full")
+    cfg = last.get("--deepspeed_config") or last.get("--deepspeed-config")
+    if cfg is not None and cfg.value is not None:
+        job.ds_config_ref = cfg.value
+
+
+def _fill_shape(job: TrainingJob, launch: Launch, sbatch: dict[str, Scalar]) -> None:
+    at = launch.command.span
+    srun = {}
+    for name, o in launch.wrappers:
+        if name == "srun":
+            srun.update(o)
+    sb_nodes = _first_int(srun.get("nodes"), sbatch.get("nodes"))
+    sb_tasks = _first_int(srun.get("ntasks-per-node"), sbatch.get("ntasks-per-node"))
+    if launch.launcher == "torchrun":
+        o = launch.opts
+        nn = o.get("nnodes")
+        nodes = _range_max(nn)
+        if nn is not None and nodes is None and isinstance(nn.value, Unknown):
+            job.unknown["nodes"] = nn.value
+        if nn is None:
+            nodes = const(1, at)
+            job.defaulted.add("nodes")
+        nproc_w = o.get("nproc-per-node")
+        nproc = as_int(nproc_w) if nproc_w is not None else None
+        if nproc_w is None:
+            nproc = const(1, at)
+            job.defaulted.add("gpus_per_node")
+        elif nproc is None:
+            job.unknown["gpus_per_node"] = nproc_w.value if isinstance(nproc_w.value, Unknown) else \
+                Unknown(f"--nproc_per_node {nproc_w.value} (decided on the node)", nproc_w.span, "other")
+        job.nodes, job.gpus_per_node = nodes, nproc
+        if sb_tasks is not None and srun is not None and launch.wrappers:
+            job.ntasks_per_node = sb_tasks
+    elif launch.launcher == "deepspeed":
+        o = launch.opts
+        job.nodes = as_int(o.get("num-nodes")) if o.get("num-nodes") is not None else None
+        g = o.get("num-gpus") or o.get("num-accelerators")
+        job.gpus_per_node = as_int(g) if g is not None else None
+        for key, fld in (("num-nodes", "nodes"), ("num-gpus", "gpus_per_node")):
+            w = o.get(key)
+            if w is not None and isinstance(w.value, Unknown):
+                job.unknown[fld] = w.value
+    elif launch.launcher == "srun-python":
+        total = _first_int(srun.get("ntasks"), sbatch.get("ntasks"))
+        job.nodes = sb_nodes
+        job.gpus_per_node = sb_tasks
+        if total is not None and sb_tasks is None:
+            job.world_size = total
+    else:  # a bare `python pretrain_gpt.py`: one process unless the environment says otherwise
+        job.nodes = const(1, at)
+        job.gpus_per_node = const(1, at)
+        job.defaulted.update({"nodes", "gpus_per_node"})
+    if job.world_size is None and job.nodes is not None and job.gpus_per_node is not None:
+        span = job.nodes.span if job.nodes.span.line > 0 and "nodes" not in job.defaulted \
+            else job.gpus_per_node.span
+        job.world_size = Scalar(job.nodes.value * job.gpus_per_node.value, span, "")
+    if sb_nodes is not None and job.nodes is None:
+        job.nodes = sb_nodes
+
+
+def _derive(job: TrainingJob) -> None:
+    """Megatron's defaults and derived sizes (research/jobs.md §1c)."""
+    at = job.span
+    for name in ("tp", "pp", "cp", "ep", "ds_sp"):
+        if getattr(job, name) is None and name not in job.unknown:
+            setattr(job, name, const(1, at))
+            job.defaulted.add(name)
+    if job.etp is None and job.tp is not None and "etp" not in job.unknown:
+        job.etp = typed(job.tp, job.tp.value)
+        job.defaulted.add("etp")
+    if job.heads is not None and job.query_groups is None and "query_groups" not in job.unknown:
+        job.query_groups = typed(job.heads, job.heads.value)
+        job.defaulted.add("query_groups")
+    if job.hidden is not None and job.ffn is None and "ffn" not in job.unknown:
+        h = job.hidden.value
+        ffn = int(4 * h * 2 / 3 / 64) * 64 if job.swiglu is not None else 4 * h   # A L1320-1328
+        job.ffn = typed(job.hidden, ffn)
+        job.defaulted.add("ffn")
+    if job.vpp is None and job.layers_per_vstage is not None and job.layers is not None and job.pp is not None:
+        per_stage, rem = divmod(job.layers.value, job.pp.value)
+        if rem == 0 and job.layers_per_vstage.value and per_stage % job.layers_per_vstage.value == 0:
+            job.vpp = typed(job.layers_per_vstage, per_stage // job.layers_per_vstage.value)
+    if job.vpp is not None and job.vpp.value == 1:
+        job.vpp = None  # A L941-979: VPP == 1 means no interleaving
+    if job.dtype is None:
+        job.dtype = const("fp32", at)
+        job.defaulted.add("dtype")
+    derive_dp(job)
+
+
+def derive_dp(job: TrainingJob) -> None:
+    ws = job.int("world_size")
+    if ws is None or job.dp is not None:
+        return
+    if job.framework == "megatron-deepspeed":
+        parts = [job.int(n) for n in ("tp", "pp", "ds_sp")]
+    else:
+        parts = [job.int(n) for n in ("tp", "pp", "cp")]
+    if any(p is None or p <= 0 for p in parts):
+        return
+    mp = parts[0] * parts[1] * parts[2]
+    if ws % mp == 0 and ws >= mp:
+        job.dp = Scalar(ws // mp, job.world_size.span, "")
+        if job.global_batch is None and job.micro_batch is not None and "global_batch" not in job.unknown:
+            job.global_batch = Scalar(job.micro_batch.value * job.dp.value, job.micro_batch.span, "")
+            job.defaulted.add("global_batch")
+        if job.global_batch is not None and job.micro_batch is not None and job.grad_accum is None:
+            den = job.micro_batch.value * job.dp.value
+            if den and job.global_batch.value % den == 0:
+                job.grad_accum = Scalar(job.global_batch.value // den, job.global_batch.span, "")
