@@ -38,5 +38,8 @@ class ShellJobLoader(Loader):
 
         jobs, script = jobs_from_source(src)
         for e in script.errors:
-            yield Finding("NL003", e.message, e.span, Severity.ERROR, key=f"shell-syntax:{e.span.line}")
+            if e.kind == "syntax":
+                yield Finding("NL003", e.message, e.span, Severity.ERROR, key=f"shell-syntax:{e.span.line}")
+            else:
+                yield Finding("NL012", e.message, e.span, Severity.INFO, key=f"shell-unread:{e.span.line}")
         yield from jobs

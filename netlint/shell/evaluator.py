@@ -48,12 +48,14 @@ class Evaluator(ControlFlow, Expansion, NestedScripts):
 
     def _parse(self, pt: ProvText, path: str, abspath: Path | None):
         parser = _parser()
+        original = pt
+        skipped: list[tuple[int, Span, str, str]] = []   # (line start, span, what, line text)
         for _ in range(MAX_RECOVERY):
             frame = Frame(pt, path, abspath)
             tree = parser.parse(frame.data)
             bad = _first_error(tree.root_node)
             if bad is None:
-                return tree, frame
+                break
             a, _ = frame.rng(bad)
             line_start = pt.text.rfind("\n", 0, a) + 1
             line_end = pt.text.find("\n", a)
@@ -64,12 +66,49 @@ class Evaluator(ControlFlow, Expansion, NestedScripts):
             if not line_text:
                 break
             what = "unexpected text" if bad.type == "ERROR" else f"missing {bad.type!r}"
-            self.script.errors.append(ShellError(
-                f"bash syntax error ({what}) in `{_short(line_text)}`; this line was skipped",
-                pt.span(a, max(a + 1, frame.c(bad.end_byte)) if bad.type == "ERROR" else a + 1)))
+            span = pt.span(a, max(a + 1, frame.c(bad.end_byte)) if bad.type == "ERROR" else a + 1)
+            skipped.append((line_start, span, what, line_text))
             pt = pt.blanked(line_start, line_end)
-        frame = Frame(pt, path, abspath)
-        return parser.parse(frame.data), frame
+        else:
+            frame = Frame(pt, path, abspath)
+            tree = parser.parse(frame.data)
+        if skipped:
+            self._report_skipped(original, skipped)
+        return tree, frame
+
+    def _report_skipped(self, pt: ProvText, skipped) -> None:
+        """NL003 where bash rejects the line too; NL012 (info) where only tree-sitter failed."""
+        from netlint.shell.syntax import bash_rejects
+
+        whole_file = pt.ft is not None and not self.nested
+        verdict = bash_rejects(pt.text) if whole_file else None
+        if not whole_file:
+            for _, span, what, line_text in skipped:
+                self.script.errors.append(ShellError(
+                    f"netlint could not read `{_short(line_text)}` in a command string built at run "
+                    f"time ({what}); that part was skipped", span, "unread"))
+            return
+        if verdict is None:  # no bash to ask: tree-sitter's view stands
+            for _, span, what, line_text in skipped:
+                self.script.errors.append(ShellError(
+                    f"bash syntax error ({what}) in `{_short(line_text)}`; this line was skipped", span))
+            return
+        rejected = dict(verdict)
+        ts_lines = {span.line: (span, line_text) for _, span, _, line_text in skipped}
+        for line, msg in verdict:
+            span, line_text = ts_lines.get(line, (None, None))
+            if span is None:
+                start = pt.ft.line_offset(line)
+                end = pt.text.find("\n", start)
+                end = len(pt.text) if end < 0 else end
+                span, line_text = pt.span(start, end), pt.text[start:end].strip()
+            self.script.errors.append(ShellError(
+                f"bash: {msg} in `{_short(line_text)}`", span))
+        for _, span, what, line_text in skipped:
+            if span.line not in rejected:
+                self.script.errors.append(ShellError(
+                    f"netlint's bash reader could not read `{_short(line_text)}` ({what}; bash accepts "
+                    f"it): this line was skipped", span, "unread"))
 
     # ------------------------------------------------------------------------------- statements
     def _block(self, nodes, f: Frame) -> None:
@@ -264,6 +303,10 @@ class Evaluator(ControlFlow, Expansion, NestedScripts):
                 args.append(c)
             elif c.type in ("file_redirect", "herestring_redirect"):
                 redirect_nodes = list(redirect_nodes) + [c]
+        for r in redirect_nodes:
+            # bash: words after a redirection's target are more arguments (`<path to image>` gives
+            # the arguments `to` and `image`); tree-sitter keeps them inside the redirect node
+            args.extend(r.children_by_field_name("destination")[1:])
         span = f.span(n)
         if name_node is None:
             for c in prefix:

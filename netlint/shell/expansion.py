@@ -83,10 +83,13 @@ class Expansion:
         pos = a
         if n.type == "string":
             pos, b = a + 1, b - 1
+        text = f.pt.text
         for c in n.children:
             ca, cb = f.rng(c)
             if c.type in ('"', "string_content", "heredoc_content") or not c.is_named:
                 continue
+            while ca < cb and text[ca] in " \t\n":  # tree-sitter puts the blank before `${` in the node
+                ca += 1
             if ca > pos:
                 items.extend(self._lit(pos, ca, f, mode))
             items.extend(self._expand(c, f, quoted=True))
@@ -106,6 +109,8 @@ class Expansion:
             return f.pt.segs([(f.pt.text[i], i) for i in range(a + 1, b - 1)]) or [_empty(f, a + 1)]
         if t == "string":
             items = self._interp(n, f, "dq")
+            if not items and _only_all_elements(n):
+                return []  # "${A[@]}" / "$@" of nothing is no word at all, not an empty one
             return items or [_empty(f, a + 1)]
         if t == "translated_string":
             inner = n.named_children[0] if n.named_children else None
@@ -117,7 +122,8 @@ class Expansion:
             except Exception:
                 value = raw
             return [f.pt.range_seg(a, b, value)]
-        if t == "concatenation":
+        if t in ("concatenation", "command_name"):
+            # a command name can be an expansion too: `$LAUNCHER --node_rank 0 …` runs its words
             out: list = []
             for c in n.children:
                 out.extend(self._expand(c, f, quoted, assignment))
@@ -207,7 +213,10 @@ class Expansion:
         return _mark(segs, split=not quoted, site=span if single else None)
 
     def _param(self, n, f: Frame, quoted: bool) -> list:
-        span = f.span(n)
+        a, b = f.rng(n)
+        while a < b and f.pt.text[a] in " \t\n":  # see _interp: a blank can lead the node
+            a += 1
+        span = f.pt.span(a, b)
         kids = [c for c in n.children if c.type not in ("${", "}")]
         if not kids:
             return []
@@ -236,11 +245,11 @@ class Expansion:
             if var.elems is not None and index in ("@", "*"):
                 if any(s.unknown is not None for e in var.elems for s in e):
                     return [_useg(Unknown(f"length of ${{{name}[@]}}", span))]
-                return [f.pt.range_seg(*f.rng(n), str(len(var.elems)), split=not quoted)]
+                return [f.pt.range_seg(a, b, str(len(var.elems)), split=not quoted)]
             t = var.text()
             if t is None:
                 return [_useg(Unknown(f"length of ${name}", span))]
-            return [f.pt.range_seg(*f.rng(n), str(len(t)), split=not quoted)]
+            return [f.pt.range_seg(a, b, str(len(t)), split=not quoted)]
         rest = kids[1:]
         if not rest:
             return self._var(name, index, span, quoted, f)
@@ -282,7 +291,7 @@ class Expansion:
         result = _pattern_op(value, op, pat, operand, f)
         if result is None:
             return [_useg(Unknown(f"expansion `{_short(f.text(n))}`", span))]
-        return [f.pt.range_seg(*f.rng(n), result, split=not quoted)]
+        return [f.pt.range_seg(a, b, result, split=not quoted)]
 
     def _operand(self, nodes, f: Frame, quoted: bool) -> list:
         out: list = []
@@ -350,3 +359,16 @@ class Expansion:
 
 
 # ------------------------------------------------------------------------------------ helpers
+def _only_all_elements(n) -> bool:
+    """A double-quoted string that is nothing but one ``${A[@]}`` or ``$@``."""
+    kids = [c for c in n.named_children if c.type != "string_content"]
+    if len(kids) != 1 or len(n.named_children) != 1:
+        return False
+    k = kids[0]
+    if k.type == "simple_expansion":
+        return k.text in (b"$@",)
+    if k.type == "expansion":
+        sub = next((c for c in k.named_children if c.type == "subscript"), None)
+        idx = sub.child_by_field_name("index") if sub is not None else None
+        return idx is not None and idx.text == b"@" and len(k.named_children) == 1
+    return False

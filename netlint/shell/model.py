@@ -38,6 +38,10 @@ class FileText:
         line = bisect.bisect_right(self._lines, offset) - 1
         return line + 1, offset - self._lines[line] + 1
 
+    def line_offset(self, line: int) -> int:
+        """Offset of the first character of 1-based ``line`` (the end of the text past the last)."""
+        return self._lines[line - 1] if 1 <= line <= len(self._lines) else len(self.text)
+
     def span(self, start: int, end: int) -> Span:
         l1, c1 = self.pos(start)
         l2, c2 = self.pos(end)
@@ -218,8 +222,13 @@ class Word(Scalar):
 
 @dataclass
 class ShellError:
+    """A line netlint skipped. ``kind``: ``syntax`` — bash rejects it too (NL003); ``unread`` — only
+    netlint's reader failed (bash accepts the file, or the text is a `bash -c` string built at run
+    time), so it is said at info level (NL012)."""
+
     message: str
     span: Span
+    kind: str = "syntax"
 
 
 @dataclass

@@ -118,7 +118,8 @@ def _first_error(root):
         if n.type == "file_redirect":
             op = next((c for c in n.children if not c.is_named), None)
             dest = n.child_by_field_name("destination")
-            if op is not None and dest is not None and dest.start_point[0] != op.end_point[0]:
+            if op is not None and dest is not None and dest.start_point[0] != op.end_point[0] \
+                    and not _continued(n, op, dest):
                 return op
         if n.has_error or n.type in ("program", "redirected_statement", "declaration_command",
                                      "command", "list", "pipeline", "compound_statement",
@@ -127,6 +128,13 @@ def _first_error(root):
                                      "case_item", "else_clause", "elif_clause"):
             stack.extend(reversed(n.children))
     return None
+
+
+def _continued(redirect, op, dest) -> bool:
+    """Only blanks and backslash-newlines between a redirection and its target: bash reads the
+    target from the next line (`--image <path to docker image> \\` + newline + `--next`)."""
+    gap = redirect.text[op.end_byte - redirect.start_byte:dest.start_byte - redirect.start_byte]
+    return gap.replace(b"\\\n", b"").strip(b" \t") == b""
 
 
 def _adjacent_groups(nodes):
@@ -298,8 +306,68 @@ def _merge(base: dict[str, Var], results: list[dict[str, Var]], kind: str = "bra
                             name=name)
                 out[name] = Var(None, list(shortest.elems) + [[_useg(u)]], exported, span)
                 continue
+        scalars = [v for v in vals if v is None or v.elems is None]
+        if len(scalars) == len(vals):
+            prefix = _common_prefix([v.segs or [] if v is not None else [] for v in vals])
+            if prefix:
+                # `opts="$opts --x"` under an undecided `if`, `ARGS="$ARGS $1"` in an option loop:
+                # what every path shares stays known; only the tail is unknown (and may be empty)
+                u = Unknown(f"the rest of ${name} {_WHY2[kind]}", span, kind, name=name)
+                out[name] = Var(prefix + [Seg(" ", None, 0, 0, False, span), _useg(u)], None, exported, span)
+                continue
         u = Unknown(f"${name} {_WHY2[kind]}", span, kind, name=name)
         out[name] = _unknown_var(u, exported)
+    return out
+
+
+def _units(segs: list[Seg]) -> list[tuple[Seg, int]]:
+    """A value as a list of (piece, character index); an unknown piece is one unit (index -1)."""
+    out: list[tuple[Seg, int]] = []
+    for s in segs:
+        if s.unknown is not None:
+            out.append((s, -1))
+        else:
+            out.extend((s, i) for i in range(len(s.text)))
+    return out
+
+
+def _same_unit(a: tuple[Seg, int], b: tuple[Seg, int]) -> bool:
+    if a[1] < 0 or b[1] < 0:
+        return a[1] < 0 and b[1] < 0 and a[0].unknown is b[0].unknown
+    return a[0].text[a[1]] == b[0].text[b[1]]
+
+
+def _common_prefix(values: list[list[Seg]]) -> list[Seg]:
+    """The pieces every value starts with, cut at a blank that ends a field in every value (so the
+    words of the prefix are whole words of each value); ``[]`` when there is no such prefix."""
+    units = [_units(v) for v in values]
+    n = min(len(u) for u in units)
+    k = 0
+    while k < n and all(_same_unit(units[0][k], u[k]) for u in units[1:]):
+        k += 1
+
+    def blank(u, i):
+        return i >= len(u) or (u[i][1] >= 0 and u[i][0].text[u[i][1]] in " \t\n")
+
+    while k > 0 and not all(blank(u, k) for u in units):
+        k -= 1
+    first = units[0][:k]
+    if not any(i >= 0 and s.text[i] not in " \t\n" for s, i in first):
+        return []
+    out: list[Seg] = []
+    j = 0
+    while j < len(first):
+        s, i = first[j]
+        if i < 0:
+            out.append(s)
+            j += 1
+            continue
+        start = i
+        while j + 1 < len(first) and first[j + 1][0] is s and first[j + 1][1] == i + 1:
+            j += 1
+            i += 1
+        out.append(s.sub(start, i + 1))
+        j += 1
     return out
 
 

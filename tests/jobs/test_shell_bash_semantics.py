@@ -1,0 +1,131 @@
+"""The shell evaluator against what bash does: command-name expansion, empty "${A[@]}", field
+splitting around unknowns, undecided appends and option loops, redirection placeholders, and
+syntax errors exactly where `bash -n` puts them."""
+
+from __future__ import annotations
+
+import shutil
+import textwrap
+
+import pytest
+
+from netlint.shell import parse_text
+
+
+def sh(text: str):
+    return parse_text("job.sh", textwrap.dedent(text).lstrip("\n"))
+
+
+def words(cmd) -> list[str]:
+    return [w.value if isinstance(w.value, str) else "?" for w in cmd.argv]
+
+
+def test_variable_in_command_name_position_is_expanded():
+    s = sh("""
+        LAUNCHER="python -u -m torch.distributed.run --nproc_per_node 8"
+        $LAUNCHER --node_rank 0 pretrain_gpt.py --tensor-model-parallel-size 2
+        """)
+    c = s.commands[-1]
+    assert words(c)[:6] == ["python", "-u", "-m", "torch.distributed.run", "--nproc_per_node", "8"]
+    # each word still points at where it was written: `8` in the assignment, `--node_rank` in place
+    assert (c.argv[5].origin.line, c.argv[5].origin.col) == (1, 63)
+    assert (c.argv[6].span.line, c.argv[6].span.col) == (2, 11)
+
+
+def test_launcher_in_single_quoted_bash_c_is_expanded_by_the_inner_shell():
+    s = sh("""
+        export LAUNCHER="torchrun --nnodes 2 --nproc_per_node 8"
+        export CMD="pretrain_gpt.py --tensor-model-parallel-size 4"
+        srun bash -c '$LAUNCHER --node_rank $SLURM_PROCID $CMD'
+        """)
+    inner = [c for c in s.commands if c.parent is not None]
+    assert words(inner[0]) == ["torchrun", "--nnodes", "2", "--nproc_per_node", "8", "--node_rank", "?",
+                               "pretrain_gpt.py", "--tensor-model-parallel-size", "4"]
+
+
+def test_empty_array_quoted_at_is_no_word():
+    s = sh("""
+        PROFILE_CMD=()
+        VENV_PREFIX=""
+        $VENV_PREFIX "${PROFILE_CMD[@]}" python -m torch.distributed.run x.py "" "y${PROFILE_CMD[@]}"
+        """)
+    assert words(s.commands[-1]) == ["python", "-m", "torch.distributed.run", "x.py", "", "y"]
+
+
+def test_unknown_part_does_not_swallow_known_words():
+    # tree-sitter puts the blank before `${DIR}` into the expansion node; bash splits there
+    s = sh("""
+        WORLD_SIZE=8
+        run_cmd="deepspeed --num_gpus $WORLD_SIZE ${DIR}/pretrain_gpt.py --x 1"
+        eval ${run_cmd}
+        """)
+    c = s.commands[-1]
+    assert words(c) == ["deepspeed", "--num_gpus", "8", "?", "--x", "1"]
+    assert c.argv[3].text == "…/pretrain_gpt.py"
+
+
+def test_undecided_append_keeps_the_known_prefix():
+    s = sh("""
+        options="--num-layers 24 --data $DATA"
+        if [ "${PP_SIZE}" = "1" ]; then
+          options="${options} --no-pipeline-parallel"
+        fi
+        echo ${options}
+        """)
+    assert words(s.commands[-1]) == ["echo", "--num-layers", "24", "--data", "?", "?"]
+
+
+def test_option_loop_keeps_the_known_prefix():
+    s = sh("""
+        ARGS="--tensor-model-parallel-size 2"
+        while [ $# -gt 0 ]; do
+          ARGS="$ARGS $1"; shift
+        done
+        echo $ARGS
+        """)
+    assert words(s.commands[-1]) == ["echo", "--tensor-model-parallel-size", "2", "?"]
+    assert "loop" in s.commands[-1].argv[-1].value.reason
+
+
+def test_branches_that_differ_in_a_value_leave_that_value_unknown():
+    s = sh("""
+        if [ "$Q" = 1 ]; then F="--tp 2"; else F="--tp 4"; fi
+        echo $F
+        """)
+    assert words(s.commands[-1]) == ["echo", "--tp", "?"]
+
+
+def test_angle_bracket_placeholder_parses_as_bash_does():
+    # bash: `<path` reads from file `path`; `to docker image` are arguments; `>` takes its target
+    # from the continued next line (`--output`), so `x.log` is one more argument. Nothing is dropped.
+    s = sh("""
+        srun -l --container-image <path to docker image> \\
+          --output x.log sh -c "echo hi"
+        """)
+    assert not s.errors
+    assert words(s.commands[0]) == ["srun", "-l", "--container-image", "to", "docker", "image", "x.log",
+                                    "sh", "-c", "echo hi"]
+    assert [c.argv[0].value for c in s.commands] == ["srun", "echo"]
+
+
+needs_bash = pytest.mark.skipif(shutil.which("bash") is None, reason="no bash to compare with")
+
+
+@needs_bash
+def test_placeholder_assignment_is_a_syntax_error_where_bash_says():
+    s = sh("""
+        A=1
+        export SLURM_PARTITION=<slurm partition>
+        B=2
+        """)
+    assert [(e.kind, e.span.line, e.span.col) for e in s.errors] == [("syntax", 2, 24)]
+    assert "unexpected token `newline'" in s.errors[0].message
+    assert s.variables["B"].value == "2"
+
+
+def test_nested_command_string_errors_are_not_syntax_errors():
+    s = sh("""
+        X='if then'
+        bash -c "$X"
+        """)
+    assert s.errors and all(e.kind == "unread" for e in s.errors)
