@@ -42,6 +42,10 @@ SRUN_FLAGS = {"l", "label", "exclusive", "overcommit", "O", "u", "unbuffered", "
               "no-kill", "k", "s", "oversubscribe"}
 SRUN_SHORT = {"N": "nodes", "n": "ntasks", "c": "cpus-per-task", "G": "gpus", "t": "time",
               "p": "partition", "w": "nodelist"}
+# Commands that run the rest of their argv (profilers, pinning, environments, containers).
+WRAPPERS = {"numactl", "nsys", "time", "stdbuf", "nice", "taskset", "uv", "poetry", "conda", "exec",
+            "apptainer", "singularity", "nohup", "ncu", "chrt", "ionice", "pixi"}
+LAUNCHERS = {"torchrun", "deepspeed", "srun", "mpirun", "mpiexec"}
 MPIRUN_VALUE = {"np", "n", "N", "npernode", "x", "hostfile", "H", "bind-to", "map-by", "mca", "host",
                 "rankfile", "report-bindings"}
 
@@ -135,7 +139,7 @@ def find_launch(cmd: Command) -> Launch | None:
             wrappers.append(("srun", o))
         parent = parent.parent
     i = 0
-    for _ in range(4):
+    for _ in range(6):
         if i >= len(argv):
             return None
         name = _name(argv[i])
@@ -147,8 +151,15 @@ def find_launch(cmd: Command) -> Launch | None:
             o, i = _opts(argv, i + 1, {k: True for k in MPIRUN_VALUE})
             wrappers.append(("mpirun", o))
             continue
-        if name in ("numactl", "nsys", "time", "stdbuf"):
-            return None
+        if name in WRAPPERS:
+            # `nsys profile -o x …`, `numactl --cpunodebind=0 …`, `uv run …`: the launch is the first
+            # launcher word after the wrapper's own options
+            nxt = next((k for k in range(i + 1, len(argv)) if _name(argv[k]) in LAUNCHERS
+                        or (_name(argv[k]) or "").startswith(PYTHONS)), None)
+            if nxt is None:
+                return None
+            i = nxt
+            continue
         break
     if i >= len(argv):
         return None

@@ -42,4 +42,7 @@ class ShellJobLoader(Loader):
                 yield Finding("NL003", e.message, e.span, Severity.ERROR, key=f"shell-syntax:{e.span.line}")
             else:
                 yield Finding("NL012", e.message, e.span, Severity.INFO, key=f"shell-unread:{e.span.line}")
+        from netlint.jobs.unread import unread_launches
+
+        yield from unread_launches(script, jobs)
         yield from jobs

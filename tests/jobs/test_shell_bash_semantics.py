@@ -129,3 +129,38 @@ def test_nested_command_string_errors_are_not_syntax_errors():
         bash -c "$X"
         """)
     assert s.errors and all(e.kind == "unread" for e in s.errors)
+
+
+def _shell_files():
+    from tests.conftest import CORPUS, ROOT
+
+    suffixes = {".sh", ".bash", ".sbatch", ".slurm", ".sub"}
+    roots = [ROOT / "tests", ROOT / "examples", CORPUS]
+    return sorted(p for r in roots if r.is_dir() for p in r.rglob("*") if p.suffix in suffixes and p.is_file())
+
+
+def _bash_first_error(path) -> int | None:
+    import re
+    import subprocess
+
+    r = subprocess.run(["bash", "--norc", "--noprofile", "-n", str(path)], capture_output=True, text=True)
+    if r.returncode == 0:
+        return None
+    m = re.search(r"line (\d+):", r.stderr)
+    return int(m.group(1)) if m else -1
+
+
+@needs_bash
+def test_syntax_errors_exactly_where_bash_n_rejects_the_file():
+    files = _shell_files()
+    assert len(files) > 10
+    mismatches = []
+    for p in files:
+        text = p.read_text(encoding="utf-8", errors="replace")
+        s = parse_text(p.name, text, p)
+        mine = sorted(e.span.line for e in s.errors if e.kind == "syntax" and e.span.file == p.name)
+        expected = _bash_first_error(p)
+        got = mine[0] if mine else None
+        if got != expected:
+            mismatches.append((str(p), expected, got))
+    assert not mismatches

@@ -1,0 +1,102 @@
+"""What netlint could not read of a training job, said as NL012 (info) instead of passing silently.
+
+Two places: a launch line of a script from which no job was built because a word is unknown (the
+command name is ``$LAUNCHER`` set by a file netlint cannot see, the entry script or its arguments
+come from ``$(…)``), and a job that was built but whose size netlint cannot know (world size from the
+scheduler's environment, a launcher that takes every GPU of a hostfile). Rules that need the unknown
+value stay silent; these findings say so once, at the word that could not be resolved.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Iterator
+
+from netlint.findings import Finding, Severity
+from netlint.shell import Unknown
+
+if TYPE_CHECKING:
+    from netlint.models.job import TrainingJob
+    from netlint.shell import Command, Script
+
+# Words that make a command a candidate training launch although netlint built no job from it.
+_LAUNCH_WORDS = ("torchrun", "deepspeed", "torch.distributed.run", "torch.distributed.launch")
+_SIZES = (("world_size", "world size"), ("tp", "TP"), ("pp", "PP"), ("cp", "CP"), ("ep", "EP"),
+          ("micro_batch", "micro batch"), ("global_batch", "global batch"))
+
+
+def _nl012(message: str, span, key: str) -> Finding:
+    return Finding("NL012", message, span, Severity.INFO, key=key)
+
+
+def _looks_like_training(cmd: "Command") -> bool:
+    from netlint.jobs.launch import CORE_FLAGS
+
+    for w in cmd.argv:
+        v = w.value
+        if isinstance(v, str) and (v in CORE_FLAGS or v.endswith(".py") or v.rsplit("/", 1)[-1] in _LAUNCH_WORDS):
+            return True
+        if isinstance(v, Unknown) and any(t in w.text for t in ("pretrain", "train.py", "torchrun")):
+            return True
+    return False
+
+
+def unread_launches(script: "Script", built: list["TrainingJob"]) -> Iterator[Finding]:
+    """NL012 for each launch-shaped command of ``script`` that gave no job because a word of it is
+    unknown."""
+    from netlint.jobs.launch import find_launch
+
+    launched = {id(j.launch) for j in built}
+    for cmd in script.commands:
+        if id(cmd) in launched or not cmd.argv or not _looks_like_training(cmd):
+            continue
+        head = cmd.argv[0]
+        if isinstance(head.value, Unknown):
+            u = head.value
+            yield _nl012(f"launch not read: the command `{head.raw or head.text}` is unknown ({u.reason}); "
+                         "no training job was built from this line, so its sizes are not checked",
+                         head.span, f"unread-launch:{head.span.line}:{head.span.col}")
+            continue
+        launch = find_launch(cmd)
+        if launch is None or (launch.script is not None and not isinstance(launch.script.value, Unknown)
+                              and not any(isinstance(w.value, Unknown) for w in launch.script_args)):
+            continue
+        word = launch.script if launch.script is not None and isinstance(launch.script.value, Unknown) \
+            else next((w for w in launch.script_args if isinstance(w.value, Unknown)), None)
+        if word is None:
+            continue
+        yield _nl012(f"launch not read: `{word.raw or word.text}` is unknown ({word.value.reason}); netlint "
+                     f"cannot tell whether this {launch.launcher} line starts a training job",
+                     word.span, f"unread-launch:{word.span.line}:{word.span.col}")
+
+
+def _default_world_reason(job: "TrainingJob") -> str:
+    if job.launcher == "deepspeed":
+        return ("the deepspeed launcher without --num_nodes/--num_gpus or --hostfile runs on every GPU "
+                "listed in /job/hostfile (or of this machine when there is none)")
+    if job.launcher == "srun-python":
+        return "srun takes the task count from the allocation (no --nodes/--ntasks here or in #SBATCH)"
+    return f"{job.framework} takes the GPU count from its launcher, which netlint did not find"
+
+
+def unknown_sizes(job: "TrainingJob") -> Iterator[Finding]:
+    """NL012 for each size of ``job`` that stays unknown, at the word that made it so."""
+    for name, label in _SIZES:
+        if getattr(job, name, None) is not None:
+            continue
+        u = job.unknown.get(name)
+        if name == "world_size":
+            u = u or job.unknown.get("nodes") or job.unknown.get("gpus_per_node")
+            if u is None:
+                yield _nl012(f"world size unknown: {_default_world_reason(job)}; checks that need it "
+                             "are skipped", job.span, f"{job.label}:unknown:world_size")
+                continue
+        if u is None:
+            continue
+        span = u.span if u.span.line > 0 else job.span
+        yield _nl012(f"{label} unknown: {u.reason}; checks that need it are skipped", span,
+                     f"{job.label}:unknown:{name}")
+    ref = job.ds_config_ref
+    if ref is not None and job.ds_config is None and isinstance(ref.value, Unknown):
+        yield _nl012(f"DeepSpeed config unknown: `{getattr(ref, 'raw', '') or getattr(ref, 'text', '')}` is "
+                     f"{ref.value.reason}; its batch and ZeRO settings are not checked", ref.span,
+                     f"{job.label}:unknown:ds_config")

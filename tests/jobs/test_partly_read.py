@@ -1,0 +1,65 @@
+"""NL012: an in-scope launch script from which netlint builds no job, or only part of one, says what
+is unknown and why, at the word that could not be resolved (issue: no silent skips)."""
+
+from __future__ import annotations
+
+from netlint.models.job import TrainingJob
+from tests.conftest import at, lint_repo
+
+ARGS = "pretrain_gpt.py --tensor-model-parallel-size 2 --num-layers 4 --micro-batch-size 1"
+
+
+def nl012(report):
+    return sorted((f.span.line, f.span.col, f.message) for f in report.findings if f.code == "NL012")
+
+
+def jobs(report):
+    return [j for j in report.workspace.jobs if isinstance(j, TrainingJob)]
+
+
+def test_launcher_variable_set_elsewhere(tmp_path):
+    text = f"source /opt/site/env.sh\n$LAUNCHER --node_rank $SLURM_PROCID {ARGS}\n"
+    report = lint_repo(tmp_path, {"train.sh": text})
+    assert not jobs(report)
+    [(line, col, msg)] = nl012(report)
+    assert (line, col) == (2, 1)
+    assert "launch not read" in msg and "$LAUNCHER" in msg and "environment" in msg
+
+
+def test_unknown_entry_script(tmp_path):
+    text = "torchrun --nproc_per_node 8 ${MEGATRON_DIR}/pretrain_gpt.py $ARGS\n"
+    report = lint_repo(tmp_path, {"train.sh": text})
+    assert not jobs(report)
+    [(line, col, msg)] = nl012(report)
+    assert (line, col) == (1, 29) and "$MEGATRON_DIR" in msg
+
+
+def test_world_size_from_the_environment(tmp_path):
+    text = f"torchrun --nnodes $NNODES --nproc_per_node 8 {ARGS}\n"
+    report = lint_repo(tmp_path, {"train.sh": text})
+    assert len(jobs(report)) == 1
+    [(line, col, msg)] = nl012(report)
+    assert (line, col) == (1, 19) and msg.startswith("world size unknown: $NNODES is not set")
+
+
+def test_deepspeed_launcher_without_sizes(tmp_path):
+    text = f"deepspeed {ARGS} --deepspeed\n"
+    report = lint_repo(tmp_path, {"train.sh": text})
+    [(line, col, msg)] = nl012(report)
+    assert (line, col) == (1, 1) and "/job/hostfile" in msg
+
+
+def test_fully_known_launch_is_silent(tmp_path):
+    text = f"torchrun --nnodes 2 --nproc_per_node 8 {ARGS}\n"
+    report = lint_repo(tmp_path, {"train.sh": text})
+    assert len(jobs(report)) == 1 and not nl012(report)
+
+
+def test_profiler_and_environment_wrappers_are_seen_through(tmp_path):
+    text = ("PROFILE=(nsys profile -o out --trace=cuda,nvtx)\n"
+            f"uv run \"${{PROFILE[@]}}\" python -m torch.distributed.run --nnodes 1 --nproc_per_node 8 {ARGS}\n")
+    report = lint_repo(tmp_path, {"train.sh": text})
+    [job] = jobs(report)
+    assert (job.int("world_size"), job.int("tp"), job.int("dp")) == (8, 2, 4)
+    assert not nl012(report)
+    assert at(next(f for f in report.findings if f.code == "JOB413")) == (2, 1)
