@@ -16,7 +16,7 @@ from typing import Any, Callable
 from netlint.located import Span
 from netlint.shell.control import ControlFlow
 from netlint.shell.expansion import Expansion
-from netlint.shell.model import Assignment, Command, Script, Seg, ShellError, Word
+from netlint.shell.model import Assignment, Command, CommentCut, Script, Seg, ShellError, Word
 from netlint.shell.nested import NestedScripts
 from netlint.shell.provenance import ProvText
 from netlint.shell.sbatch import parse_sbatch_header
@@ -41,6 +41,8 @@ class Evaluator(ControlFlow, Expansion, NestedScripts):
     # ---------------------------------------------------------------------------------- parsing
     def run_text(self, pt: ProvText, path: str, abspath: Path | None, header: bool = True) -> None:
         tree, frame = self._parse(pt, path, abspath)
+        if self.nested and pt.ft is None:
+            self._comment_cuts(tree.root_node, frame)
         if header:
             for key, value in parse_sbatch_header(frame.pt).items():
                 self.script.sbatch.setdefault(key, value)
@@ -48,6 +50,7 @@ class Evaluator(ControlFlow, Expansion, NestedScripts):
 
     def _parse(self, pt: ProvText, path: str, abspath: Path | None):
         parser = _parser()
+        pt = pt.escaped_blank_hash()
         original = pt
         skipped: list[tuple[int, Span, str, str]] = []   # (line start, span, what, line text)
         for _ in range(MAX_RECOVERY):
@@ -75,6 +78,23 @@ class Evaluator(ControlFlow, Expansion, NestedScripts):
         if skipped:
             self._report_skipped(original, skipped)
         return tree, frame
+
+    def _comment_cuts(self, root, f: Frame) -> None:
+        """A ``#`` that reached an ``eval`` / ``bash -c`` string through a variable starts a comment
+        when that string is read again: the rest of the line is dropped (``"--x \\  # note"`` in an
+        options string that is later ``eval``'d)."""
+        stack = [root]
+        while stack:
+            n = stack.pop()
+            if n.type != "comment":
+                stack.extend(n.children)
+                continue
+            a, b = f.rng(n)
+            hash_at = f.pt.span(a, a + 1)
+            at = self.nested_span
+            if at is None or hash_at.line <= 0 or (hash_at.file == at.file and at.start <= hash_at.start < at.end):
+                continue  # written in the string itself: the author's own comment
+            self.script.comment_cuts.append(CommentCut(hash_at, at, f.pt.text[a + 1:b].strip()))
 
     def _report_skipped(self, pt: ProvText, skipped) -> None:
         """NL003 where bash rejects the line too; NL012 (info) where only tree-sitter failed."""

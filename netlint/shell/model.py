@@ -232,6 +232,17 @@ class ShellError:
 
 
 @dataclass
+class CommentCut:
+    """A ``#`` that came through a variable into a string that ``eval`` / ``bash -c`` reads again:
+    there it starts a comment, and ``dropped`` (the rest of that line) never runs. ``span`` is where
+    the ``#`` was written, ``at`` the command that re-read the string."""
+
+    span: Span
+    at: Span
+    dropped: str
+
+
+@dataclass
 class Note:
     """An assumption netlint made while evaluating (a default taken, a cwd assumed)."""
 
@@ -339,6 +350,7 @@ class Script:
     heredocs: list[HereDoc] = field(default_factory=list)
     errors: list[ShellError] = field(default_factory=list)
     notes: list[Note] = field(default_factory=list)
+    comment_cuts: list[CommentCut] = field(default_factory=list)
     variables: dict[str, Word | list[Word]] = field(default_factory=dict)
     exported_names: set[str] = field(default_factory=set)
 

@@ -57,6 +57,22 @@ class ProvText:
         middle = "".join(c if c == "\n" else " " for c in self.text[a:b])
         return ProvText(self.text[:a] + middle + self.text[b:], self.runs, self.ft)
 
+    def escaped_blank_hash(self) -> "ProvText":
+        """tree-sitter-bash reads a word that starts with an escaped blank and then ``#`` (``\\ #``)
+        as a comment; bash reads the word `` #``. Rewritten in place as `` \\#`` (same length, so
+        offsets keep their provenance): the word ``#`` — a stray word either way, not a comment."""
+        text = self.text
+        if "\\ #" not in text and "\\\t#" not in text:
+            return self
+        chars = list(text)
+        i = text.find("\\")
+        while i >= 0:
+            if i + 2 < len(text) and text[i + 1] in " \t" and text[i + 2] == "#" \
+                    and (i == 0 or text[i - 1] in " \t\n"):
+                chars[i], chars[i + 1] = text[i + 1], "\\"
+            i = text.find("\\", i + 2)
+        return ProvText("".join(chars), self.runs, self.ft)
+
     # -- mapping --------------------------------------------------------------------------------
     def _run(self, off: int) -> Run | None:
         i = bisect.bisect_right(self._starts, off) - 1
