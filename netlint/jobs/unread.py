@@ -97,6 +97,5 @@ def unknown_sizes(job: "TrainingJob") -> Iterator[Finding]:
                      f"{job.label}:unknown:{name}")
     ref = job.ds_config_ref
     if ref is not None and job.ds_config is None and isinstance(ref.value, Unknown):
-        yield _nl012(f"DeepSpeed config unknown: `{getattr(ref, 'raw', '') or getattr(ref, 'text', '')}` is "
-                     f"{ref.value.reason}; its batch and ZeRO settings are not checked", ref.span,
-                     f"{job.label}:unknown:ds_config")
+        yield _nl012(f"DeepSpeed config path unknown: {ref.value.reason}; its batch and ZeRO settings are "
+                     "not checked", ref.span, f"{job.label}:unknown:ds_config")

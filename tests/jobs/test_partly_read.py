@@ -63,3 +63,12 @@ def test_profiler_and_environment_wrappers_are_seen_through(tmp_path):
     assert (job.int("world_size"), job.int("tp"), job.int("dp")) == (8, 2, 4)
     assert not nl012(report)
     assert at(next(f for f in report.findings if f.code == "JOB413")) == (2, 1)
+
+
+def test_deepspeed_config_path_decided_at_run_time(tmp_path):
+    text = ('if [ -z "$1" ]; then C=ds_a.json; else C=ds_b.json; fi\n'
+            f"deepspeed --num_nodes 1 --num_gpus 8 {ARGS} --deepspeed --deepspeed_config $C\n")
+    report = lint_repo(tmp_path, {"train.sh": text})
+    [(line, col, msg)] = nl012(report)
+    assert (line, col) == (2, 152)
+    assert msg.startswith("DeepSpeed config path unknown: $C differs between branches")
