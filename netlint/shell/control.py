@@ -9,7 +9,8 @@ import fnmatch
 from typing import Callable
 
 from netlint.shell.model import Unknown
-from netlint.shell.values import (Frame, _Exit, _INT, _in_double_bracket, _is_quoted, _merge,
+from netlint.shell.merge import _merge
+from netlint.shell.values import (Frame, _Exit, _INT, _in_double_bracket, _is_quoted,
                                   _unknown_var)
 
 
