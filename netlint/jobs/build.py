@@ -49,6 +49,7 @@ def build_job(file: str, script: Script, launch: Launch, sbatch: dict[str, Scala
     job = TrainingJob(file=file, span=launch.command.span, launcher=launch.launcher,
                       arg_list=args, args=last, extra_words=loose, has_unknown_args=has_unknown,
                       launch=launch.command, script=script)
+    job.entry = launch.script
     names = set(last)
     if launch.launcher == "deepspeed" or any(m in names for m in megatron.MDS_MARKERS):
         job.framework = "megatron-deepspeed"

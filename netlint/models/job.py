@@ -58,6 +58,9 @@ class TrainingJob:
     span: Span                       # the launch command / document
     framework: str = "megatron"      # megatron | megatron-deepspeed | deepspeed | nemo | gpt-neox | torchtitan
     launcher: str | None = None      # torchrun | deepspeed | srun | python | …
+    # the training script the launcher runs (pretrain_gpt.py, examples/multimodal/train.py) as written:
+    # which extra_args_provider adds flags to Megatron's parser depends on it
+    entry: Scalar | None = None
     # cluster shape asked for
     nodes: Scalar | None = None
     gpus_per_node: Scalar | None = None   # processes per node (nproc_per_node, ntasks-per-node, devices)

@@ -7,25 +7,40 @@ from netlint.rules.job.common import jobs, key, origin
 
 
 class UnknownMegatronFlag(Rule):
-    """An argument Megatron-LM's parser does not define.
+    """An argument the parser of the Megatron-LM script being launched does not define.
 
-    **What**: a ``--flag`` passed to a Megatron-LM training script (``pretrain_gpt.py`` …) that is not
-    in Megatron-LM's argument table (NVIDIA/Megatron-LM@d98e8a64, ``netlint/data/megatron-args.tsv``),
-    or one removed since core_v0.15.0.
+    **What**: a ``--flag`` passed to a Megatron-LM entry point that neither Megatron-LM's core parser
+    nor that script's ``extra_args_provider`` defines (NVIDIA/Megatron-LM@d98e8a64: the core parser of
+    ``megatron/training/arguments.py`` for every script; ``examples/multimodal/train.py`` adds
+    ``examples/multimodal/multimodal_args.py``; ``pretrain_vlm.py`` adds ``add_vlm_extra_args``; …), or
+    one removed since core_v0.15.0. A flag that only an optional provider adds is a warning naming
+    what must be installed: ``pretrain_gpt.py`` and ``pretrain_hybrid.py`` add modelopt's arguments
+    only when ``nvidia-modelopt`` imports (pretrain_gpt.py L82-90, L525-527), and the core adds
+    ``--kitchen-*`` only with NVIDIA's Kitchen extension, which is not public (arguments.py
+    L3741-3769; ``megatron/core/extensions/kitchen.py`` sets ``HAVE_KITCHEN = False``).
 
-    **Why**: the parser is built with ``allow_abbrev=False`` and ``parse_args()`` (arguments.py
-    L117-133): the launch dies on every rank with ``error: unrecognized arguments: --flag``, after the
-    job waited in the queue. Prefixes (``--tensor-model-parallel``) are not accepted either.
+    **Why**: the parser is built with ``allow_abbrev=False`` and read with ``parse_args()``
+    (arguments.py L117-133): the launch dies on every rank with ``error: unrecognized arguments:
+    --flag``, after the job waited in the queue. Prefixes (``--tensor-model-parallel``) are not
+    accepted either.
 
-    **Bad**: ``--tensor-model-parallel 8``, ``--no-async-tensor-model-parallel-allreduce``
+    **Bad**: ``torchrun … pretrain_gpt.py --tensor-model-parallel 8``; ``pretrain_gpt.py
+    --vision-model-type internvit`` (a flag of ``examples/multimodal/train.py``)
 
-    **Good**: ``--tensor-model-parallel-size 8``
+    **Good**: ``pretrain_gpt.py --tensor-model-parallel-size 8``; ``examples/multimodal/train.py
+    --vision-model-type internvit``
 
-    **Fix**: the did-you-mean spelling, when there is a close one (unsafe: a different flag may change
-    the run). Megatron-DeepSpeed, NeMo and flags added by a script's ``extra_args_provider`` are not
-    checked (their tables differ).
+    **Fix**: the did-you-mean spelling among the script's own flags, when there is a close one
+    (unsafe: a different flag may change the run). None for a flag that another entry point's
+    provider defines (the script, not the flag, may be what is wrong). A script netlint does not know
+    (a custom ``train.py``, an old fork's ``pretrain_gpt2.py``) may add any flag through its own
+    ``extra_args_provider``: its flags outside the core parser are listed once, as info, and no
+    rename is offered. Megatron-DeepSpeed and NeMo jobs are not checked (their parsers differ).
 
-    **Source**: research/jobs.md §1a, §1b (removed flags table); Megatron-LM arguments.py.
+    **Source**: NVIDIA/Megatron-LM@d98e8a64 ``megatron/training/arguments.py`` L88-133 (``parse_args``,
+    ``extra_args_provider``), ``pretrain_gpt.py`` L82-90 and L525-527, ``examples/multimodal/train.py``
+    L387-390, ``examples/multimodal/multimodal_args.py``; the tables in
+    ``netlint/data/megatron-args.tsv`` and ``megatron-entries.tsv`` (``tools/extract_megatron_args.py``).
     """
 
     code = "JOB401"
@@ -34,30 +49,81 @@ class UnknownMegatronFlag(Rule):
     summary = "Megatron-LM rejects an argument it does not define"
 
     def check(self, ws):
-        from netlint.findings import Edit, Fix, replace_span
-
         for job in jobs(ws, "megatron"):
+            entry = megatron.entry_of(job.entry)
+            if entry is None:
+                yield from self._unknown_entry(ws, job)
+                continue
+            parser = megatron.parser_of(entry)
             seen = set()
             for a in job.arg_list:
                 name = a.name
                 if not isinstance(name, str) or not name.startswith("--") or name in seen:
                     continue
-                if megatron.is_known(name) and name not in megatron.REMOVED:
-                    continue
                 seen.add(name)
-                why = megatron.REMOVED.get(name) or next(
-                    (v for p, v in megatron.REMOVED_PREFIXES.items() if name.startswith(p)), None)
-                if why:
-                    msg = f"{name} was {why}; Megatron-LM now stops with 'unrecognized arguments'"
-                    yield self.finding(msg, a.flag.span, key=key(job, name), related=origin(a.flag))
+                if name in parser:
+                    needs = parser[name][1]
+                    if needs:
+                        yield self._optional(job, a, entry, parser[name][0], needs)
                     continue
-                hint = megatron.suggest(name)
-                msg = f"unknown Megatron-LM argument {name}: the launch stops with 'unrecognized arguments'"
-                fix = None
-                if hint:
-                    msg += f"; did you mean {hint}?"
-                    span = a.flag.span
-                    text = ws.text(span.file)
-                    if text is not None and text[span.start:span.end] == name:
-                        fix = Fix(f"rename to {hint}", (replace_span(span, hint, text),), safe=False)
-                yield self.finding(msg, a.flag.span, key=key(job, name), fix=fix, related=origin(a.flag))
+                if entry.strict:
+                    yield self._unknown(ws, job, a, entry, parser)
+
+    def _optional(self, job, a, entry, opt, needs):
+        msg = (f"{a.name} exists only when {needs} is installed: {entry.path} adds it through "
+               f"{opt.provider} only then; without it the launch stops with 'unrecognized arguments'")
+        return self.finding(msg, a.flag.span, key=key(job, a.name), severity=Severity.WARNING,
+                            related=origin(a.flag))
+
+    def _unknown(self, ws, job, a, entry, parser):
+        from netlint.findings import Fix, replace_span
+
+        name = a.name
+        why = megatron.REMOVED.get(name) or next(
+            (v for p, v in megatron.REMOVED_PREFIXES.items() if name.startswith(p)), None)
+        if why:
+            msg = f"{name} was {why}; Megatron-LM now stops with 'unrecognized arguments'"
+            return self.finding(msg, a.flag.span, key=key(job, name), related=origin(a.flag))
+        msg = f"{entry.path} does not define {name}: the launch stops with 'unrecognized arguments'"
+        elsewhere = sorted({e for p in megatron.providers_of(name) for e in megatron.entries_with(p)},
+                           key=lambda p: (p.count("/"), p))
+        if elsewhere:
+            # the flag is right for another script: renaming it would hide a wrong entry point
+            shown = ", ".join(elsewhere[:3]) + (", …" if len(elsewhere) > 3 else "")
+            msg += f" (it is an argument of {shown})"
+            return self.finding(msg, a.flag.span, key=key(job, name), related=origin(a.flag))
+        hint = megatron.suggest(name, [f for f, (_, needs) in parser.items() if f.startswith("--")])
+        fix = None
+        if hint:
+            msg += f"; did you mean {hint}?"
+            span = a.flag.span
+            text = ws.text(span.file)
+            if text is not None and text[span.start:span.end] == name:
+                fix = Fix(f"rename to {hint}", (replace_span(span, hint, text),), safe=False)
+        return self.finding(msg, a.flag.span, key=key(job, name), fix=fix, related=origin(a.flag))
+
+    def _unknown_entry(self, ws, job):
+        """A script netlint does not know may define any flag: one info naming the flags that need it."""
+        from netlint.findings import Related
+
+        core = megatron.options().get(megatron.CORE, {})
+        flags, seen = [], set()
+        for a in job.arg_list:
+            name = a.name
+            if isinstance(name, str) and name.startswith("--") and name not in core and name not in seen:
+                seen.add(name)
+                flags.append(a)
+        if not flags:
+            return
+        script = "the launched script"
+        if job.entry is not None:
+            span, text = job.entry.span, ws.text(job.entry.span.file)
+            written = text[span.start:span.end] if text is not None and span.line > 0 else ""
+            script = written or job.entry.raw or str(job.entry.value)
+        names = ", ".join(a.name for a in flags[:6]) + (f" and {len(flags) - 6} more" if len(flags) > 6 else "")
+        msg = (f"{script} is not a Megatron-LM entry point netlint knows; Megatron-LM's core parser does "
+               f"not define {names}: the script must add them (extra_args_provider) or the launch stops "
+               f"with 'unrecognized arguments'")
+        related = [Related(a.flag.span, f"{a.name}") for a in flags[1:] if a.flag.span.line > 0]
+        yield self.finding(msg, flags[0].flag.span, key=key(job, "unknown-entry"), severity=Severity.INFO,
+                           related=related + origin(flags[0].flag))

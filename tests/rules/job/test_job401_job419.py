@@ -1,0 +1,242 @@
+"""JOB401 by entry point (which providers add flags to Megatron-LM's parser) and JOB419 (words no
+option takes), each on a minimal script written for the test, with code, line and column."""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+
+from netlint.findings import Severity
+from netlint.jobs import megatron
+from netlint.located import Scalar, Span
+from netlint.models.job import TrainingJob
+from tests.conftest import at, lint_repo, only
+
+ENV = "export CUDA_DEVICE_MAX_CONNECTIONS=1\n"
+ARGS = ("--num-layers 32 --hidden-size 4096 --num-attention-heads 32 --seq-length 2048 "
+        "--max-position-embeddings 2048 --micro-batch-size 1 --global-batch-size 64 --bf16")
+# two flags of examples/multimodal/multimodal_args.py (add_multimodal_extra_args)
+MM = "--language-model-type qwen2.0_72B --vision-model-type internvit"
+
+
+def launch(entry: str, extra: str = "") -> str:
+    return f"torchrun --nproc_per_node 8 {entry} {ARGS} {extra}\n"
+
+
+def codes(report, *which):
+    return [f for f in report.findings if f.code in which]
+
+
+def col(line: str, token: str) -> int:
+    return line.index(token) + 1
+
+
+# ---- JOB401: the entry point's providers ---------------------------------------------------------
+
+def test_provider_flags_silent_for_multimodal_train_py(tmp_path):
+    report = lint_repo(tmp_path, {"t.sh": ENV + launch("examples/multimodal/train.py", MM)})
+    assert not codes(report, "JOB401", "JOB419"), [f.message for f in report.findings]
+
+
+def test_provider_flags_silent_behind_an_unknown_directory(tmp_path):
+    text = ENV + "SOURCE=`pwd`\n" + launch("${SOURCE}/examples/multimodal/train.py", MM)
+    report = lint_repo(tmp_path, {"t.sh": text})
+    job = next(j for j in report.workspace.jobs if isinstance(j, TrainingJob))
+    assert megatron.entry_of(job.entry).path == "examples/multimodal/train.py"
+    assert not codes(report, "JOB401", "JOB419")
+
+
+def test_provider_flags_are_errors_for_pretrain_gpt_without_a_rename(tmp_path):
+    line = launch("pretrain_gpt.py", MM)
+    report = lint_repo(tmp_path, {"t.sh": ENV + line})
+    found = sorted(codes(report, "JOB401"), key=lambda f: f.span.col)
+    assert [(at(f), f.severity) for f in found] == [((2, col(line, "--language-model-type")), Severity.ERROR),
+                                                   ((2, col(line, "--vision-model-type")), Severity.ERROR)]
+    for f in found:
+        assert "examples/multimodal/train.py" in f.message
+        # the old did-you-mean (--vision-backbone-type) would break the flag for the right script
+        assert f.fix is None and "did you mean" not in f.message
+
+
+def test_typo_still_gets_a_did_you_mean_among_the_entrys_flags(tmp_path):
+    # (--freeze-vit would be MIMO's flag: then the message names examples/mimo/pretrain_mimo.py, no rename)
+    line = launch("examples/multimodal/train.py", MM + " --freeze-Vit")
+    f = only(lint_repo(tmp_path, {"t.sh": ENV + line}), "JOB401")
+    assert at(f) == (2, col(line, "--freeze-Vit"))
+    assert f.fix is not None and not f.fix.safe and f.fix.edits[0].replacement == "--freeze-ViT"
+
+
+def test_modelopt_flag_is_a_warning_naming_nvidia_modelopt(tmp_path):
+    line = launch("pretrain_gpt.py", "--export-kd-teacher-load /ckpt/teacher")
+    f = only(lint_repo(tmp_path / "gpt", {"t.sh": ENV + line}), "JOB401")
+    assert at(f) == (2, col(line, "--export-kd-teacher-load"))
+    assert f.severity == Severity.WARNING and "nvidia-modelopt" in f.message and f.fix is None
+    # pretrain_mamba.py runs pretrain_hybrid.py, which adds modelopt's arguments the same way
+    f = only(lint_repo(tmp_path / "mamba", {"t.sh": ENV + launch("pretrain_mamba.py", "--export-te-mcore-model")}),
+             "JOB401")
+    assert f.severity == Severity.WARNING and "nvidia-modelopt" in f.message
+    # the multimodal train.py never adds them: an error, and no rename of a flag other scripts define
+    line = launch("examples/multimodal/train.py", MM + " --export-kd-teacher-load /ckpt/teacher")
+    f = only(lint_repo(tmp_path / "mm", {"t.sh": ENV + line}), "JOB401")
+    assert at(f) == (2, col(line, "--export-kd-teacher-load"))
+    assert f.severity == Severity.ERROR and "pretrain_gpt.py" in f.message and f.fix is None
+
+
+def test_kitchen_flag_is_a_warning(tmp_path):
+    line = launch("pretrain_gpt.py", "--kitchen-recipe-number 1")
+    f = only(lint_repo(tmp_path, {"t.sh": ENV + line}), "JOB401")
+    assert at(f) == (2, col(line, "--kitchen-recipe-number"))
+    assert f.severity == Severity.WARNING and "Kitchen" in f.message
+
+
+@pytest.mark.parametrize("entry", ["train.py", "pretrain_gpt2.py", "$SCRIPT"])
+def test_unknown_entry_is_one_info_without_fix(tmp_path, entry):
+    line = launch(entry, "--my-own-flag 3 --tensor-model-parallel 2")
+    report = lint_repo(tmp_path, {"t.sh": ENV + line})
+    f = only(report, "JOB401")
+    assert at(f) == (2, col(line, "--my-own-flag"))
+    assert f.severity == Severity.INFO and f.fix is None
+    assert "--my-own-flag" in f.message and "--tensor-model-parallel" in f.message
+    assert [r.span.col for r in f.related] == [col(line, "--tensor-model-parallel")]
+    assert not codes(report, "JOB419")  # its parser is not known
+
+
+def test_good_scripts_are_silent(tmp_path):
+    for entry, extra in (("pretrain_gpt.py", "--use-distributed-optimizer --lr 1e-4 --min-lr -1 --data-path 1 a 2 b"),
+                         ("examples/multimodal/train.py", MM + " --freeze-ViT --lr=-.5"),
+                         ("/opt/megatron/pretrain_vlm.py", "--rampup-batch-size 16 16 1000")):
+        report = lint_repo(tmp_path / entry.replace("/", "_"), {"t.sh": ENV + launch(entry, extra)})
+        assert not codes(report, "JOB401", "JOB419"), (entry, [f.message for f in report.findings])
+
+
+# ---- JOB419: words no option takes ---------------------------------------------------------------
+
+def test_stray_value_after_store_true(tmp_path):
+    line = launch("pretrain_gpt.py", "--use-distributed-optimizer true --lr 1e-4")
+    f = only(lint_repo(tmp_path, {"t.sh": ENV + line}), "JOB419")
+    assert at(f) == (2, col(line, "true --lr"))
+    assert "store_true" in f.message and "unrecognized arguments: true" in f.message and f.fix is None
+
+
+def test_comment_inside_a_quoted_argument_string(tmp_path):
+    text = ('OPTS="--lr 1e-4 \\\n'
+            '    --min-lr 1e-5 \\  # floor of the cosine\n'
+            '    --weight-decay 0.1"\n') + ENV + launch("pretrain_gpt.py", "$OPTS")
+    f = only(lint_repo(tmp_path, {"t.sh": text}), "JOB419")
+    assert at(f) == (2, 19)  # the backslash: bash keeps '\ ' inside double quotes
+    assert "unrecognized arguments: \\ # floor of the cosine" in f.message and "'#'" in f.message
+
+
+def test_split_quoted_value_in_an_unquoted_array(tmp_path):
+    text = ('TRAINING=(\n'
+            '    --step-batch-size-schedule "0:16 1M:64"\n'
+            ')\n') + ENV + launch("pretrain_gpt.py", "${TRAINING[@]}")
+    f = only(lint_repo(tmp_path, {"t.sh": text}), "JOB419")
+    assert at(f) == (2, 38) and "unrecognized arguments: 1M:64" in f.message and "quote" in f.message
+    quoted = text.replace("${TRAINING[@]}", '"${TRAINING[@]}"')
+    assert not codes(lint_repo(tmp_path / "q", {"t.sh": quoted}), "JOB419")
+
+
+def test_unknown_words_never_cause_a_finding(tmp_path):
+    # $EXTRA may be a flag that takes the 5; $MAYBE may be '--lr'; words after "--" are not replayed
+    extra = "--use-distributed-optimizer $EXTRA 5 --bf16 $MAYBE 3e-4 --lr 1e-4 -- x"
+    report = lint_repo(tmp_path, {"t.sh": ENV + launch("pretrain_gpt.py", extra)})
+    assert not codes(report, "JOB419"), [f.message for f in report.findings]
+
+
+def test_values_of_an_unknown_flag_are_job401s(tmp_path):
+    line = launch("pretrain_gpt.py", "--no-such-flag a b")
+    report = lint_repo(tmp_path, {"t.sh": ENV + line})
+    assert at(only(report, "JOB401")) == (2, col(line, "--no-such-flag"))
+    assert not codes(report, "JOB419")
+
+
+def test_placeholder_split_at_its_space_is_not_reported(tmp_path):
+    text = 'WORKSPACE="<some dir>"\n' + ENV + launch("pretrain_gpt.py", "--save ${WORKSPACE}/ckpt")
+    assert not codes(lint_repo(tmp_path, {"t.sh": text}), "JOB419")
+
+
+def test_megatron_deepspeed_keeps_its_own_arities_and_fields(tmp_path):
+    # Megatron-DeepSpeed's --num-experts takes one count per MoE layer (a list)
+    line = ("deepspeed --num_gpus 8 pretrain_gpt.py --deepspeed --num-layers 24 --num-experts 32 32 64 "
+            "--tensor-model-parallel-size 1 --micro-batch-size 4\n")
+    report = lint_repo(tmp_path, {"t.sh": line})
+    job = next(j for j in report.workspace.jobs if isinstance(j, TrainingJob))
+    assert job.framework == "megatron-deepspeed"
+    assert [v.value for v in job.args["--num-experts"].values] == ["32", "32", "64"]
+    assert not codes(report, "JOB419", "JOB401")
+
+
+def test_fields_are_read_around_stray_words(tmp_path):
+    line = launch("pretrain_gpt.py", "--use-distributed-optimizer 1 --tensor-model-parallel-size 2 x")
+    report = lint_repo(tmp_path, {"t.sh": ENV + line})
+    job = next(j for j in report.workspace.jobs if isinstance(j, TrainingJob))
+    assert (job.int("tp"), job.int("layers"), job.flag("distributed_optimizer")) == (2, 32, True)
+    assert [at(f)[1] for f in codes(report, "JOB419")] == [col(line, "1 --tensor"), len(line.rstrip()) ]
+
+
+def test_rule_docs(capsys):
+    from netlint.cli import main
+
+    assert main(["rule", "JOB419"]) == 0
+    out = capsys.readouterr().out
+    for part in ("**What**", "**Why**", "**Bad**", "**Good**", "**Fix**", "**Source**",
+                 "NVIDIA/Megatron-LM@d98e8a64", "arguments.py", "docs.python.org/3/library/argparse.html",
+                 "unrecognized arguments"):
+        assert part in out, part
+
+
+# ---- the tables and the replay, against their sources -------------------------------------------
+
+@pytest.mark.parametrize("written,expected", [
+    ("pretrain_gpt.py", "pretrain_gpt.py"), ("/opt/megatron/pretrain_gpt.py", "pretrain_gpt.py"),
+    ("./examples/multimodal/train.py", "examples/multimodal/train.py"),
+    ("multimodal/train.py", "examples/multimodal/train.py"),
+    ("train.py", None),            # the multimodal and the MIMO train.py
+    ("pretrain_gpt2.py", None), ("/ws/Megatron-LM/pretrain_bert.py", None),   # not at d98e8a64's paths
+    ("pretrain_bert.py", "examples/bert/pretrain_bert.py"),
+])
+def test_entry_of(written, expected):
+    e = megatron.entry_of(Scalar(written, Span("t.sh", 1, 1, 0, 1)))
+    assert (e.path if e else None) == expected
+
+
+def test_tables_match_the_source():
+    gpt = megatron.entries()["pretrain_gpt.py"]
+    assert gpt.strict and gpt.needs("megatron/post_training/arguments.py:add_modelopt_args") == "nvidia-modelopt"
+    mm = megatron.entries()["examples/multimodal/train.py"]
+    assert "examples/multimodal/multimodal_args.py:add_multimodal_extra_args" in mm.always()
+    assert megatron.entries()["pretrain_mamba.py"].providers == megatron.entries()["pretrain_hybrid.py"].providers
+    core = megatron.options()["core"]
+    # TransformerConfig.add_bias_linear (default True) → --disable-bias-linear, store_false (argparse_meta)
+    assert (core["--disable-bias-linear"].action, core["--disable-bias-linear"].nargs) == ("store_false", 0)
+    assert core["--rampup-batch-size"].nargs == 3 and core["--data-path"].nargs == "*"
+    assert core["--tensor-model-parallel-size"].nargs is None
+    assert core["--no-inference-dynamic-batching-prefix-caching"].action == "BooleanOptionalAction"
+    assert "--kitchen-config-file" not in core
+
+
+ARGVS = [
+    "--bf16 true --lr 1e-4",
+    "x --num-layers 2",
+    "--lr 1e-4 \\ # c --bf16",
+    "--data-path 1 a 2 b --bf16 c --rampup-batch-size 1 2 3 4",
+    "--lr=3 x y --split 9,1,0 --min-lr -1 z",
+    "--step-batch-size-schedule 0:16 1M:64 --use-distributed-optimizer --no-gradient-accumulation-fusion w",
+]
+
+
+@pytest.mark.parametrize("argv", ARGVS)
+def test_replay_matches_argparse(argv):
+    """Python's own argparse, built from the table's actions and nargs, leaves the same words."""
+    parser = megatron.parser_of(megatron.entries()["pretrain_gpt.py"])
+    real = argparse.ArgumentParser(allow_abbrev=False, add_help=False)
+    for opt in {o for o, needs in parser.values() if not needs and o.dest != "help"}:
+        if opt.nargs == 0:
+            real.add_argument(*opt.flags, dest=opt.dest, action="store_true")
+        else:
+            real.add_argument(*opt.flags, dest=opt.dest, nargs=opt.nargs)
+    words = [Scalar(w, Span("t.sh", 1, 1, 0, 1)) for w in argv.split()]
+    _, extras = real.parse_known_args(argv.split())
+    assert [w.value for r in megatron.unplaced(words, parser) for w in r.words] == extras
