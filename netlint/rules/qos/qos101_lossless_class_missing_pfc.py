@@ -41,9 +41,12 @@ class LosslessClassMissingPfc(Rule):
     or add the priority to `pfc_enable` / `pfc.priorities` of the ports (unsafe: it changes the
     fabric's flow control; the peer must enable the same priority).
 
-    Source: research/switch-qos.md §1a (AZURE defaults: lossless TCs 3,4; every other DSCP → TC 1,
-    including 26), §2 R1/R3/R4 (SBI `files/build_templates/qos_config.j2`, sonic-swss
-    `cfgmgr/buffermgr.cpp`: PG ids = pfc_enable), §4.1 (NVIDIA/nccl#378).
+    Source: sonic-net/sonic-buildimage@086b03bd `files/build_templates/qos_config.j2` L160-165
+    (lossless TCs 3,4), L269-335 (AZURE DSCP→TC map: 3→3, 4→4, every other DSCP → TC 1, DSCP 26 at
+    L297), L470-474 (`pfc_enable`); sonic-net/sonic-swss@e6b0c5b5 `cfgmgr/buffermgr.cpp` L180-204
+    (the PG ids that get lossless headroom are the `pfc_enable` priorities); NVIDIA Cumulus Linux
+    5.14 User Guide, "RDMA over Converged Ethernet - RoCE" (NVIDIA's RoCE default: DSCP 26 → switch
+    priority 3, PFC on it); IEEE 802.1Qbb (PFC is per priority, hop by hop); NVIDIA/nccl#378.
     """
 
     code = "QOS101"

@@ -17,7 +17,7 @@ class LosslessTcWithoutHeadroom(Rule):
     (`xoff` > 0) or `"NULL"` (dynamic buffer model). SONiC's buffermgrd gives lossless headroom only
     to the PG ids listed in `pfc_enable`, so `TC 3 → PG 0` leaves RoCE without headroom even though
     PFC is on. A BUFFER_PG that is *absent* is not an error: buffermgrd creates it at run time from
-    `pg_profile_lookup.ini`, the port speed and the cable length (research §1a) — so stock renders,
+    `pg_profile_lookup.ini`, the port speed and the cable length (buffermgrd) — so stock renders,
     which do not contain lossless BUFFER_PG entries, are correct. A TC absent from the TC→PG map is
     left to the platform default and not judged.
 
@@ -33,8 +33,11 @@ class LosslessTcWithoutHeadroom(Rule):
     Fix: map the TC to the PG with the same number (the stock identity; unsafe: moves buffers), or
     bind the PG to a lossless profile.
 
-    Source: research/switch-qos.md §1a ("How lossless headroom gets created", sonic-swss
-    `cfgmgr/buffermgr.cpp`), §2 R4, §4.5 (sonic-net/SONiC#480).
+    Source: sonic-net/sonic-swss@e6b0c5b5 `cfgmgr/buffermgr.cpp` `BufferMgr::doSpeedUpdateTask`
+    (L146-): profile `pg_lossless_<speed>_<cable>_profile` from the `pg_profile_lookup.ini` row,
+    written to BUFFER_PG `<port>|<pfc_enable ids>` (L180-204); sonic-net/sonic-buildimage@086b03bd
+    `files/build_templates/qos_config.j2` L185-200 (stock TC→PG map AZURE: 3→3, 4→4);
+    sonic-net/SONiC#480.
     """
 
     code = "QOS102"

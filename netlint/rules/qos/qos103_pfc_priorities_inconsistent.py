@@ -41,7 +41,11 @@ class PfcPrioritiesInconsistent(Rule):
 
     Fix: enable the same priorities on every lossless port (unsafe: changes flow control).
 
-    Source: research/switch-qos.md §2 R3 (PFC on the same priority end to end), R23 (dual-ToR remap).
+    Source: IEEE 802.1Qbb (PFC pauses one priority per link, so both ends must enable it);
+    sonic-net/sonic-buildimage@086b03bd `files/build_templates/qos_config.j2` L470-474 (stock
+    `pfc_enable` 3,4 on every port; 2,3,4,6 on dual-ToR ports with DSCP remap); sonic-net/SONiC
+    `doc/qos/tunnel_dscp_remapping.md` (bounced-back traffic remapped 3→2, 4→6 to avoid a PFC
+    deadlock).
     """
 
     code = "QOS103"

@@ -30,8 +30,11 @@ class EcnOffOnLosslessQueue(Rule):
     Fix: set `ecn` to `ecn_all` on the profile (reported once at the shared profile, unsafe: changes
     marking), or bind the queue to the lossless WRED profile the other lossless queues use.
 
-    Source: research/switch-qos.md §2 R6 (SBI rendered AZURE_LOSSLESS `ecn_all`; CL514 RoCE ECN on
-    TC 3), §4.6 (sonic-buildimage#21891).
+    Source: sonic-net/sonic-buildimage@086b03bd `files/build_templates/qos_config.j2` L493-530
+    (stock WRED profile AZURE_LOSSLESS: `ecn_all`, bound to the lossless queues 3 and 4); NVIDIA
+    Cumulus Linux 5.14 User Guide, "RDMA over Converged Ethernet - RoCE" (ECN on traffic class 3,
+    the RoCE class); Zhu et al., "Congestion Control for Large-Scale RDMA Deployments" (DCQCN),
+    SIGCOMM 2015; sonic-net/sonic-buildimage#21891.
     """
 
     code = "QOS104"

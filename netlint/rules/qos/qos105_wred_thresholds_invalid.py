@@ -30,8 +30,11 @@ class WredThresholdsInvalid(Rule):
     Fix: swap or correct the thresholds; the right Kmin/Kmax depend on the ASIC (AZURE 1 MB/2 MB or
     2 MB/10 MB at 5 %, TH5 AI 128 KB/256 KB, Cumulus 150 KB/1.5 MB at 100 %), so no value is proposed.
 
-    Source: research/switch-qos.md §1a (WRED_PROFILE: bytes, YANG `must` max ≥ min, probability
-    0..100 percent), §2 R6/R7; sonic-buildimage `sonic-wred-profile.yang`.
+    Source: sonic-net/sonic-buildimage@086b03bd
+    `src/sonic-yang-models/yang-models/sonic-wred-profile.yang` (thresholds in bytes; `must` max ≥
+    min per colour, L67-86; drop probability range 0..100, L152-170); per-ASIC values:
+    `files/build_templates/qos_config.j2` L494-508 (AZURE_LOSSLESS 1 MB/2 MB at 5 %), NVIDIA Cumulus
+    Linux 5.14 User Guide, "RDMA over Converged Ethernet - RoCE" (150 KB/1.5 MB).
     """
 
     code = "QOS105"

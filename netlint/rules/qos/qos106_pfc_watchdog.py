@@ -41,8 +41,11 @@ class PfcWatchdog(Rule):
     Fix: watch every PFC priority (unsafe: changes storm handling); turn a written `enabled: false`
     on; on NVUE set `interface <if> qos pfc-watchdog state enable` on every port that lacks it.
 
-    Source: research/switch-qos.md §1a (PFC_WD ranges from `sonic-pfcwd.yang`), §2 R13/R14
-    (sonic-utilities `pfcwd/main.py` defaults; CL514 poll 100 ms × 3), §4.8.
+    Source: sonic-net/sonic-buildimage@086b03bd `src/sonic-yang-models/yang-models/sonic-pfcwd.yang`
+    L59-95 (detection_time 100..5000, restoration_time 100..60000, POLL_INTERVAL 100..1000, both ≥
+    POLL_INTERVAL); sonic-net/sonic-utilities@691b1bbc `pfcwd/main.py` L36-42 (defaults 200/200/200
+    ms, action drop); NVIDIA Cumulus Linux 5.14 User Guide, Quality of Service › PFC watchdog (poll
+    100 ms, 3 intervals); sonic-net/sonic-mgmt#14526, sonic-net/sonic-buildimage#23444.
     """
 
     code = "QOS106"

@@ -25,8 +25,11 @@ class TooManyLosslessPriorities(Rule):
 
     Fix: keep PFC on the RoCE priority (and at most one more); no automatic fix, the intent is yours.
 
-    Source: research/switch-qos.md §2 R15 (SBI LOSSLESS_TC ['3','4']; SONiC-doc RoCEv2 HLD; Dell
-    sonic_roce "two priority values"; dual-ToR 2,3,4,6).
+    Source: sonic-net/sonic-buildimage@086b03bd `files/build_templates/qos_config.j2` L160-165
+    (LOSSLESS_TC ['3','4']), L470 (dual-ToR 2,3,4,6); sonic-net/SONiC
+    `doc/qos/SONiC_ROCEv2_support.md` ("PFC Pause Frames priority only 3 & 4 are supported HW");
+    Ansible `dellemc.enterprise_sonic.sonic_roce` docs (`pfc_priority`: "two priority values
+    separated by comma").
     """
 
     code = "QOS107"

@@ -25,9 +25,11 @@ class PortMtuTooSmall(Rule):
 
     Fix: set the port MTU to the fabric MTU (unsafe: changes what the port forwards).
 
-    Source: research/switch-qos.md §1d "RoCE MTU" and §2 R19 (linux `include/rdma/ib_addr.h`
-    `iboe_get_mtu`, header sizes from `include/rdma/ib_pack.h`, confirmed: 40+8+12+4+28+4 = 96);
-    SBI `sonic-port.yang` (mtu 68..9216, SONiC default 9100); §4.2 (NVIDIA/nccl#709).
+    Source: Linux `include/rdma/ib_addr.h` `iboe_get_mtu()` (netdev MTU minus the RoCE headers) with
+    the sizes of `include/rdma/ib_pack.h` (IB_GRH_BYTES 40, IB_UDP_BYTES 8, IB_BTH_BYTES 12,
+    IB_EXT_XRC_BYTES 4, IB_EXT_ATOMICETH_BYTES 28, IB_ICRC_BYTES 4 = 96);
+    sonic-net/sonic-buildimage@086b03bd `src/sonic-yang-models/yang-models/sonic-port.yang` L164-167
+    (mtu 68..9216), `src/sonic-config-engine/minigraph.py` L2457 (default 9100); NVIDIA/nccl#709.
     """
 
     code = "QOS108"

@@ -29,8 +29,11 @@ class CnpClassUnprotected(Rule):
 
     Fix: map the CNP DSCP to a dedicated TC whose queue is strict priority; no automatic fix.
 
-    Source: research/switch-qos.md §2 R9 (CL514 RoCE defaults: CNP DSCP 48 → SP6 → TC6 strict; SBI
-    renders; NICOP README CNP_DSCP=4), §1b.
+    Source: NVIDIA Cumulus Linux 5.14 User Guide, "RDMA over Converged Ethernet - RoCE" (default
+    RoCE configuration: switch priority 6 → traffic class 6 (CNP), strict);
+    sonic-net/sonic-buildimage@086b03bd `files/build_templates/qos_config.j2` L319 (AZURE 48 → TC
+    6), `src/sonic-config-engine/tests/sample_output/py3/qos-arista7060x6.json` L88 (48 → TC 0);
+    Mellanox/nic-configuration-operator README, `roceOptimized` (`CNP_DSCP_P1=4`).
     """
 
     code = "QOS109"

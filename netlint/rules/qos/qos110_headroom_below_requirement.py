@@ -32,8 +32,12 @@ class HeadroomBelowRequirement(Rule):
     Fix: raise `xoff` at least to the bound (unsafe: takes buffer from the shared pool); the SKU's
     pg_profile_lookup.ini row is authoritative.
 
-    Source: research/switch-qos.md §3.1 (formula and ASIC_TABLE constants, SWSS lua), §3.2 (vendor
-    tables), §2 R16/R17, §4.5/§4.7.
+    Source: sonic-net/sonic-swss@e6b0c5b5 `cfgmgr/buffer_headroom_mellanox.lua` (xoff from cable
+    length, speed, MTU, MAC/PHY delay and peer response; pause quanta per speed L39-52, from IEEE
+    802.3 31B.3.7) with the constants of sonic-net/sonic-buildimage@086b03bd
+    `platform/mellanox/asic_table.j2`; vendor tables in sonic-net/sonic-buildimage@086b03bd
+    `device/*/*/*/pg_profile_lookup.ini` (e.g. `Mellanox-SN5600-C256S1`,
+    `common/profiles/th/gen/BALANCED`); sonic-net/SONiC#480; sonic-net/sonic-buildimage#24903.
     """
 
     code = "QOS110"

@@ -26,8 +26,9 @@ class CableLengthMissing(Rule):
     Fix: add the real cable length (metres, rounded up to a row of the SKU's pg_profile_lookup.ini);
     netlint cannot know it, so no automatic fix.
 
-    Source: research/switch-qos.md §1a (buffermgrd failure modes, sonic-swss `buffermgr.cpp`),
-    §2 R16, §4.5.
+    Source: sonic-net/sonic-swss@e6b0c5b5 `cfgmgr/buffermgr.cpp` `BufferMgr::doSpeedUpdateTask`
+    L152-161 (no cable length: the task is retried; `0m`: "Not creating/updating PG profile"), L240
+    ("No PG profile configured for speed %s and cable length %s"); sonic-net/SONiC#480.
     """
 
     code = "QOS111"
