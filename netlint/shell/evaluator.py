@@ -317,7 +317,7 @@ class Evaluator(Reading, ControlFlow, Expansion, NestedScripts):
             return
         argv = cmd.argv
         if name in ("source", ".") and len(argv) > 1:
-            self._source(argv[1], f)
+            self._source(argv[1], f, cmd.env)
         elif name == "exit" and not self.depth_in_function():
             raise _Exit()
         elif name == "return":
@@ -350,7 +350,7 @@ class Evaluator(Reading, ControlFlow, Expansion, NestedScripts):
                     self._nested(list(argv[j + 1].parts), f, cmd, child=True, at=cmd.arg_span(j + 1))
                 break
         if cmd.heredoc is not None and posixpath.basename(name) in ("sbatch", "bash", "sh", "srun") \
-                and self.depth < MAX_DEPTH:
+                and self.depth < MAX_DEPTH and self._stdin_is_script(cmd):
             self._nested(list(cmd.heredoc.body.parts), f, cmd, child=True, header=True,
                          at=cmd.heredoc.span)
 

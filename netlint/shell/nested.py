@@ -10,7 +10,7 @@ import posixpath
 from netlint.located import Span
 from netlint.shell.model import Command, FileText, HereDoc, Note, Seg, Word
 from netlint.shell.provenance import ProvText
-from netlint.shell.values import MAX_DEPTH, Frame, Var, _Exit, _Return, _strip_tabs
+from netlint.shell.values import MAX_DEPTH, SHELLS, Frame, Var, _Exit, _Return, _strip_tabs
 
 
 class NestedScripts:
@@ -61,7 +61,47 @@ class NestedScripts:
             self.parent, self.nested = saved_parent, saved_nested
             self.nested_span = saved_span
 
-    def _source(self, w: Word, f: Frame) -> None:
+    def _source(self, w: Word, f: Frame, prefix: dict | None = None) -> None:
+        """``[NAME=v …] source FILE``: FILE runs in this shell. The prefix assignments are its
+        arguments: set (and exported, as bash's temporary environment is) while FILE runs, then
+        restored (bash(1) "SIMPLE COMMAND EXPANSION")."""
+        saved = {k: self.env.get(k) for k in prefix or {}}
+        for k, a in (prefix or {}).items():
+            self.env[k] = Var(list(a.value.parts), None, True, a.span)
+        try:
+            self._source_file(w, f)
+        finally:
+            for k, v in saved.items():
+                if v is None:
+                    self.env.pop(k, None)
+                else:
+                    self.env[k] = v
+
+    def _stdin_is_script(self, cmd: Command) -> bool:
+        """A here-document fed to ``bash``/``sh`` is the script only when no ``-c STRING`` and no
+        script file name the commands (bash(1) "INVOCATION": ``-c`` reads commands from the first
+        non-option argument, else the first argument is a file of commands, ``-s`` or none reads the
+        standard input). ``bash -c "cat > /etc/nccl.conf" <<EOF`` feeds ``cat``, not bash."""
+        if posixpath.basename(cmd.name or "") not in SHELLS:
+            return True
+        args, i = cmd.argv[1:], 0
+        while i < len(args):
+            v = args[i].value
+            if not isinstance(v, str):
+                return False
+            if v in ("-o", "+o", "-O", "+O", "--rcfile", "--init-file"):
+                i += 2
+                continue
+            if v == "--" or not v.startswith(("-", "+")) or v in ("-", "+"):
+                return v == "-" or (v == "--" and i + 1 >= len(args))
+            if not v.startswith("--") and "c" in v[1:]:
+                return False
+            if not v.startswith("--") and "s" in v[1:]:
+                return True
+            i += 1
+        return True
+
+    def _source_file(self, w: Word, f: Frame) -> None:
         rel: str | None = None
         if w.known:
             rel = w.value
