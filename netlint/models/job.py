@@ -58,9 +58,8 @@ class TrainingJob:
     span: Span                       # the launch command / document
     framework: str = "megatron"      # megatron | megatron-deepspeed | deepspeed | nemo | gpt-neox | torchtitan
     launcher: str | None = None      # torchrun | deepspeed | srun | python | …
-    # the training script the launcher runs (pretrain_gpt.py, examples/multimodal/train.py) as written:
-    # which extra_args_provider adds flags to Megatron's parser depends on it
-    entry: Scalar | None = None
+    # which extra_args_provider adds flags to Megatron's parser depends on the script
+    entry: Scalar | None = None      # the training script launched, as written (pretrain_gpt.py, …)
     # cluster shape asked for
     nodes: Scalar | None = None
     gpus_per_node: Scalar | None = None   # processes per node (nproc_per_node, ntasks-per-node, devices)
