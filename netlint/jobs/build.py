@@ -106,10 +106,17 @@ _MODEL_VALUES = (
     ("heads", "--num-attention-heads"),
     ("kv_channels", "--kv-channels"),
     ("seq_len", "--seq-length", "--encoder-seq-length"),
+    ("decoder_seq_len", "--decoder-seq-length"),
     ("max_position", "--max-position-embeddings"),
     ("vocab", "--vocab-size", "--pad-vocab-size-to"),
-    ("experts", "--num-experts"),
     ("topk", "--moe-router-topk", "--topk"),
+    ("moe_ffn", "--moe-ffn-hidden-size"),
+    ("moe_shared_ffn", "--moe-shared-expert-intermediate-size"),
+    ("q_lora_rank", "--q-lora-rank"),
+    ("kv_lora_rank", "--kv-lora-rank"),
+    ("qk_head_dim", "--qk-head-dim"),
+    ("qk_pos_emb_head_dim", "--qk-pos-emb-head-dim"),
+    ("v_head_dim", "--v-head-dim"),
     ("zero_stage", "--zero-stage"),
     ("ddp_bucket_size", "--ddp-bucket-size"),
 )
@@ -124,6 +131,7 @@ _MODEL_FLAGS = (
     ("overlap_grad_reduce", "--overlap-grad-reduce"),
     ("overlap_param_gather", "--overlap-param-gather"),
     ("tp_comm_overlap", "--tp-comm-overlap"),
+    ("mla", "--multi-latent-attention"),
 )
 
 
@@ -132,6 +140,9 @@ def _fill_model(job: TrainingJob, last: dict[str, Arg]) -> None:
         _val(job, last, field_name, *flags)
     for field_name, *flags in _MODEL_FLAGS:
         _flag(job, last, field_name, *flags)
+    from netlint.jobs.fields import fill_extra
+
+    fill_extra(job, last)
     if job.group_query_attention is not None:
         _val(job, last, "query_groups", "--num-query-groups")
     if "--fp8-format" in last and last["--fp8-format"].value is not None:
@@ -235,6 +246,9 @@ def _derive(job: TrainingJob) -> None:
     if job.dtype is None:
         job.dtype = const("fp32", at)
         job.defaulted.add("dtype")
+    from netlint.jobs.fields import derive_extra
+
+    derive_extra(job)
     derive_dp(job)
 
 

@@ -85,8 +85,12 @@ def nemo_job(file: str, root: MapNode) -> TrainingJob:
                  ("heads", "num_attention_heads"), ("query_groups", "num_query_groups"),
                  ("kv_channels", "kv_channels"), ("seq_len", "encoder_seq_length"),
                  ("max_position", "max_position_embeddings"), ("experts", "num_moe_experts"),
-                 ("topk", "moe_router_topk")):
+                 ("topk", "moe_router_topk"), ("moe_ffn", "moe_ffn_hidden_size"),
+                 ("moe_shared_ffn", "moe_shared_expert_intermediate_size"), ("moe_layer_freq", "moe_layer_freq"),
+                 ("vocab", "override_vocab_size")):
         i(f, "model." + p)
+    if job.vocab is None:
+        _nemo_vocab(job, r)
     if job.seq_len is None:
         i("seq_len", "model.data.seq_length")
     b("sequence_parallel", "model.sequence_parallel")
@@ -109,7 +113,9 @@ def nemo_job(file: str, root: MapNode) -> TrainingJob:
     if fp8 is not None and as_bool(fp8) is not None and as_bool(fp8).value:
         job.dtype = typed(fp8, "fp8")
     act = r.scalar("model.activation")
-    if act is not None and isinstance(act.value, str) and "swiglu" in act.value:
+    if act is not None and isinstance(act.value, str) and act.value.endswith("glu"):
+        # NeMo megatron_base_model.py L513-514: gated_linear_unit = activation.endswith('glu')
+        # (swiglu, geglu, reglu and their fast- variants): a gated FFN, three weight matrices
         job.swiglu = typed(act, True)
     if job.query_groups is not None:
         job.group_query_attention = typed(job.query_groups, True)
@@ -121,6 +127,21 @@ def nemo_job(file: str, root: MapNode) -> TrainingJob:
     return job
 
 
+# The GPT-2 byte-pair vocabulary NeMo's `library: megatron, type: GPT2BPETokenizer` loads (Radford et
+# al. 2019, "Language Models are Unsupervised Multitask Learners" §2.2: "expanded to 50,257").
+_GPT2_VOCAB = 50257
+
+
+def _nemo_vocab(job: TrainingJob, r: "_Resolver") -> None:
+    """The vocabulary when the tokenizer section states it: NeMo builds the tokenizer from
+    ``model.tokenizer`` (megatron_base_model.py L442-464); a Hugging Face tokenizer's size is in its
+    files, not the config, so it stays unknown."""
+    lib, kind = r.scalar("model.tokenizer.library"), r.scalar("model.tokenizer.type")
+    if lib is not None and kind is not None and lib.value == "megatron" and kind.value == "GPT2BPETokenizer":
+        job.vocab = typed(kind, _GPT2_VOCAB)
+        job.defaulted.add("vocab")
+
+
 def _neox(root: MapNode, *keys: str) -> Scalar | None:
     for k in keys:
         for variant in (k, k.replace("_", "-")):
@@ -130,7 +151,13 @@ def _neox(root: MapNode, *keys: str) -> Scalar | None:
     return None
 
 
-def neox_job(file: str, root: MapNode) -> TrainingJob:
+# gpt-neox ``precision`` (neox_args.py L102: Literal["fp16", "fp32", "bfloat16"]) → dtype
+_NEOX_PRECISION = {"fp16": "fp16", "fp32": "fp32", "bfloat16": "bf16"}
+
+
+def neox_job(file: str, root: MapNode, world: Scalar | None = None) -> TrainingJob:
+    """A gpt-neox config (several files merged into ``root`` when a launch names them); ``world`` is
+    the GPU count a launch in the repository gives (:mod:`netlint.jobs.linked`)."""
     job = TrainingJob(file=file, span=root.span, framework="gpt-neox", launcher="deepy")
     for f, keys in (("tp", ("model_parallel_size",)), ("pp", ("pipe_parallel_size",)),
                     ("micro_batch", ("train_micro_batch_size_per_gpu",)),
@@ -138,11 +165,15 @@ def neox_job(file: str, root: MapNode) -> TrainingJob:
                     ("global_batch", ("train_batch_size",)), ("layers", ("num_layers",)),
                     ("hidden", ("hidden_size",)), ("heads", ("num_attention_heads",)),
                     ("seq_len", ("seq_length",)), ("max_position", ("max_position_embeddings",)),
-                    ("query_groups", ("num_kv_heads",)), ("experts", ("moe_num_experts",))):
+                    ("query_groups", ("num_kv_heads",)), ("experts", ("moe_num_experts",)),
+                    ("topk", ("moe_top_k",)), ("world_size", ("global_num_gpus",))):
         s = _neox(root, *keys)
         v = as_int(s) if s is not None else None
         if v is not None:
             setattr(job, f, v)
+    if job.pp is not None and job.pp.value < 1:
+        # arguments.py L919-920 (and initialize.py L159): pipe_parallel_size 0 runs without a pipeline
+        job.pp = typed(job.pp, 1)
     zero = root.get("zero_optimization")
     if isinstance(zero, MapNode) and isinstance(zero.get("stage"), Scalar):
         job.zero_stage = as_int(zero.get("stage"))
@@ -153,8 +184,17 @@ def neox_job(file: str, root: MapNode) -> TrainingJob:
             if e is not None and e.value:
                 setattr(job, field, e)
     job.dtype = typed(job.bf16, "bf16") if job.bf16 else typed(job.fp16, "fp16") if job.fp16 else None
-    job.unknown["world_size"] = Unknown("gpt-neox takes the GPU count from its launcher / hostfile",
-                                        root.span, "other")
+    prec = _neox(root, "precision")
+    if prec is not None and prec.value in _NEOX_PRECISION:
+        # arguments.py L965-980: the fp16/bf16 sections must agree with an explicit precision
+        job.dtype = typed(prec, _NEOX_PRECISION[prec.value])
+        if job.dtype.value in ("bf16", "fp16") and getattr(job, job.dtype.value) is None:
+            setattr(job, job.dtype.value, typed(prec, True))
+    if job.world_size is None and world is not None:
+        job.world_size = world
+    if job.world_size is None:
+        job.unknown["world_size"] = Unknown("gpt-neox takes the GPU count from its launcher / hostfile",
+                                            root.span, "other")
     _derive(job)
     return job
 
@@ -191,26 +231,51 @@ def toml_scalars(file: str, text: str) -> dict[str, Scalar]:
     return out
 
 
-def torchtitan_job(file: str, text: str) -> TrainingJob:
+# torchtitan JobConfig keys → fields, with torchtitan's defaults (config/job_config.py at
+# pytorch/torchtitan@238fa99 L253-261, L313-464); data_parallel_shard_degree -1 = what is left.
+TORCHTITAN_KEYS = (
+    ("tp", "parallelism.tensor_parallel_degree", 1), ("pp", "parallelism.pipeline_parallel_degree", 1),
+    ("cp", "parallelism.context_parallel_degree", 1), ("ep", "parallelism.expert_parallel_degree", 1),
+    ("etp", "parallelism.expert_tensor_parallel_degree", 1),
+    ("dp_replicate", "parallelism.data_parallel_replicate_degree", 1),
+    ("dp_shard", "parallelism.data_parallel_shard_degree", -1),
+    ("micro_batch", "training.local_batch_size", 8), ("global_batch", "training.global_batch_size", -1),
+    ("seq_len", "training.seq_len", 2048),
+)
+
+
+def torchtitan_job(file: str, text: str, world: Scalar | None = None,
+                   overrides: dict[str, Scalar] | None = None) -> TrainingJob:
+    """A torchtitan TOML job config; ``world`` and the command-line ``overrides`` (``--section.key``
+    words, which torchtitan's tyro CLI applies over the file) come from a launch in the repository
+    (:mod:`netlint.jobs.linked`)."""
     vals = toml_scalars(file, text)
+    vals.update(overrides or {})
     ft = FileText(file, text)
     job = TrainingJob(file=file, span=ft.span(0, 1), framework="torchtitan", launcher="torchrun")
-    for f, key in (("tp", "parallelism.tensor_parallel_degree"), ("pp", "parallelism.pipeline_parallel_degree"),
-                   ("cp", "parallelism.context_parallel_degree"), ("ep", "parallelism.expert_parallel_degree"),
-                   ("etp", "parallelism.expert_tensor_parallel_degree"),
-                   ("micro_batch", "training.local_batch_size"), ("seq_len", "training.seq_len")):
+    for f, key, default in TORCHTITAN_KEYS:
         s = vals.get(key)
         v = as_int(s) if s is not None else None
         if v is not None:
             setattr(job, f, v)
-    shard = vals.get("parallelism.data_parallel_shard_degree")
-    rep = vals.get("parallelism.data_parallel_replicate_degree")
-    if shard is not None and shard.value == -1:
+        elif s is None:
+            setattr(job, f, Scalar(default, job.span, ""))
+            job.defaulted.add(f)
+    if job.global_batch is not None and job.global_batch.value < 0:
+        job.global_batch = None  # -1: local batch × DP (train.py L196-200)
+    if world is not None:
+        job.world_size = world
+    shard, rep = job.int("dp_shard"), job.int("dp_replicate")
+    if shard is not None and rep is not None and shard >= 1:
+        job.dp = Scalar(shard * rep, job.dp_shard.span, "")
+    elif shard == -1 and world is not None and rep:
+        rest = rep * (job.int("cp") or 1) * (job.int("tp") or 1) * (job.int("pp") or 1)
+        if rest and world.value % rest == 0 and world.value >= rest:
+            job.dp = Scalar(world.value // rest * rep, job.dp_shard.span, "")
+    elif shard == -1:
         job.unknown["dp"] = Unknown("data_parallel_shard_degree = -1 fills the world size at launch",
-                                    shard.span, "other")
-    elif shard is not None and isinstance(shard.value, int):
-        r = rep.value if rep is not None and isinstance(rep.value, int) else 1
-        job.dp = Scalar(shard.value * r, shard.span, "")
-    job.unknown.setdefault("world_size", Unknown("torchtitan takes WORLD_SIZE from torchrun", job.span))
+                                    job.dp_shard.span, "other")
+    if job.world_size is None:
+        job.unknown["world_size"] = Unknown("torchtitan takes WORLD_SIZE from torchrun", job.span)
     _derive(job)
     return job

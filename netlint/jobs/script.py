@@ -91,6 +91,9 @@ def jobs_from_script(file: str, script: Script, sbatch: dict[str, Scalar], abspa
             continue
         args, _, _ = megatron.parse_argv(launch.script_args)
         if not is_training(launch, args):
+            from netlint.jobs.linked import config_jobs  # torchtitan / gpt-neox configs it launches
+
+            jobs.extend(config_jobs(file, script, launch, sbatch, abspath))
             continue
         job = build_job(file, script, launch, sbatch)
         attach_ds_config(job, script, abspath)
@@ -122,7 +125,7 @@ def jobs_from_script(file: str, script: Script, sbatch: dict[str, Scalar], abspa
                 jobs.append(job)
     if len(jobs) > 1:
         for j in jobs:
-            j.name = f"{file}:{j.span.line}"
+            j.name = j.name or f"{file}:{j.span.line}"
     return jobs
 
 

@@ -28,10 +28,12 @@ if TYPE_CHECKING:
 INT_FIELDS = ("nodes", "gpus_per_node", "world_size", "tp", "pp", "vpp", "cp", "ep", "etp", "dp",
               "micro_batch", "global_batch", "grad_accum", "layers", "hidden", "ffn", "heads",
               "query_groups", "kv_channels", "seq_len", "max_position", "vocab", "experts", "topk",
-              "zero_stage", "ddp_bucket_size", "ds_sp", "layers_per_vstage", "ntasks_per_node")
+              "zero_stage", "ddp_bucket_size", "ds_sp", "layers_per_vstage", "ntasks_per_node",
+              "decoder_seq_len", "moe_ffn", "moe_shared_ffn", "q_lora_rank", "kv_lora_rank", "qk_head_dim",
+              "qk_pos_emb_head_dim", "v_head_dim", "dp_replicate", "dp_shard")
 BOOL_FIELDS = ("distributed_optimizer", "sequence_parallel", "overlap_grad_reduce",
                "overlap_param_gather", "tp_comm_overlap", "fp16", "bf16", "swiglu",
-               "group_query_attention", "grad_reduce_in_bf16")
+               "group_query_attention", "grad_reduce_in_bf16", "mla")
 STR_FIELDS = ("dtype", "recompute", "launcher", "framework")
 
 
@@ -75,10 +77,13 @@ class TrainingJob:
     etp: Scalar | None = None
     dp: Scalar | None = None
     ds_sp: Scalar | None = None           # DeepSpeed-Ulysses sequence parallel size (Megatron-DeepSpeed)
+    dp_replicate: Scalar | None = None    # torchtitan data_parallel_replicate_degree (DP = replicate × shard)
+    dp_shard: Scalar | None = None        # torchtitan data_parallel_shard_degree as written; -1 = what is left
     # batch
     micro_batch: Scalar | None = None
     global_batch: Scalar | None = None
     grad_accum: Scalar | None = None
+    rampup_batch: list[Scalar] = field(default_factory=list)  # --rampup-batch-size START INCREMENT SAMPLES
     # model
     layers: Scalar | None = None
     hidden: Scalar | None = None
@@ -87,12 +92,23 @@ class TrainingJob:
     query_groups: Scalar | None = None
     kv_channels: Scalar | None = None
     seq_len: Scalar | None = None
+    decoder_seq_len: Scalar | None = None   # --decoder-seq-length (encoder-decoder and multimodal models)
     max_position: Scalar | None = None
     vocab: Scalar | None = None
-    experts: Scalar | None = None
-    topk: Scalar | None = None
-    swiglu: Scalar | None = None
+    experts: Scalar | None = None            # experts per MoE layer (the largest when counts differ per layer)
+    experts_per_layer: list[Scalar] = field(default_factory=list)  # Megatron-DeepSpeed: one count per MoE layer
+    topk: Scalar | None = None               # experts per token (framework default when MoE and not given)
+    moe_ffn: Scalar | None = None            # one expert's FFN hidden size (default: ffn)
+    moe_shared_ffn: Scalar | None = None     # shared experts' total FFN hidden size (None: no shared expert)
+    moe_layer_freq: Scalar | None = None     # N: every N-th layer is MoE; or a pattern as written "([0]+[1]*23)"
+    swiglu: Scalar | None = None             # a gated FFN (SwiGLU, GeGLU, ReGLU: three weight matrices)
     group_query_attention: Scalar | None = None
+    mla: Scalar | None = None                # multi-latent attention (DeepSeek-V2/V3); its sizes follow
+    q_lora_rank: Scalar | None = None        # None: queries not compressed
+    kv_lora_rank: Scalar | None = None
+    qk_head_dim: Scalar | None = None
+    qk_pos_emb_head_dim: Scalar | None = None
+    v_head_dim: Scalar | None = None
     # precision, optimizer, communication
     dtype: Scalar | None = None            # bf16 | fp16 | fp32 | fp8
     fp16: Scalar | None = None
@@ -191,7 +207,11 @@ class Hostfile:
 
 
 def training_jobs(ws) -> Iterator[TrainingJob]:
-    return (j for j in ws.jobs if isinstance(j, TrainingJob))
+    """Every training job; a config a launch of the repository joined is seen through that launch
+    (netlint/jobs/linked.py), not also on its own."""
+    from netlint.jobs.linked import visible
+
+    return iter(ws.derived("training-jobs", visible))
 
 
 def ds_configs(ws) -> Iterator[DsConfig]:

@@ -21,8 +21,13 @@ class LegacyMegatronFlag(Rule):
     **Fix**: rename (safe for the two pure renames; unsafe for ``--checkpoint-activations``, whose
     replacement recomputes selectively instead of fully, and ``--warmup``, whose unit differs).
 
-    **Source**: research/jobs.md §1b "Legacy / alias spellings" (A L591-609). Megatron-DeepSpeed still
-    accepts ``--checkpoint-activations``; only Megatron-LM launches are checked.
+    **Source**: research/jobs.md §1b "Legacy / alias spellings" (A L591-609). Megatron-DeepSpeed
+    rejects the same three with the same messages (microsoft/Megatron-DeepSpeed@f4157be
+    megatron/arguments.py L126-134; bigscience-workshop/Megatron-DeepSpeed@8387ae1 L125-131) but still
+    accepts ``--checkpoint-activations``. A Megatron-LM v1 launch (entry ``pretrain_gpt2.py`` without
+    ``--micro-batch-size``: NVIDIA/Megatron-LM v1.0 megatron/arguments.py L155-158, L280-281, and the
+    DeepSpeedExamples ``Megatron-LM-v1.1.5-*`` forks) is not checked: there ``--batch-size`` is the micro
+    batch and ``--model-parallel-size`` the TP size, and renaming them would break it.
     """
 
     code = "JOB402"
@@ -33,14 +38,19 @@ class LegacyMegatronFlag(Rule):
     SAFE = {"--model-parallel-size", "--batch-size"}
 
     def check(self, ws):
-        for job in jobs(ws, "megatron"):
+        from netlint.jobs.fields import megatron_v1
+
+        for job in jobs(ws, "megatron", "megatron-deepspeed"):
+            if megatron_v1(job):
+                continue
             for name, (new, text) in megatron.LEGACY.items():
                 a = job.args.get(name)
-                if a is None:
+                if a is None or (job.framework == "megatron-deepspeed" and name == "--checkpoint-activations"):
                     continue
                 span = a.flag.span
                 src = ws.text(span.file)
                 fix = None
                 if src is not None and src[span.start:span.end] == name:
                     fix = Fix(f"rename to {new}", (replace_span(span, new, src),), safe=name in self.SAFE)
-                yield self.finding(f"Megatron-LM rejects {name}: \"{text}\"", span, key=key(job, name), fix=fix)
+                who = "Megatron-LM" if job.framework == "megatron" else "Megatron-DeepSpeed"
+                yield self.finding(f"{who} rejects {name}: \"{text}\"", span, key=key(job, name), fix=fix)

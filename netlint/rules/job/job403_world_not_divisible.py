@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from netlint.findings import Severity
+from netlint.findings import Related, Severity
 from netlint.rules.base import Rule
 from netlint.rules.job.common import jobs, key, related
 
@@ -17,12 +17,18 @@ class WorldNotDivisible(Rule):
     "world_size: {ws} must be divisible by tensor_model_parallel_size …"; Megatron-DeepSpeed "world size
     (…) is not divisible by tensor parallel size (…) times pipeline parallel size (…) times seqence
     parallel size (…)". The job dies at initialisation. A world smaller than TP·PP·CP is the most common
-    case: the script was written for more nodes than it is launched on.
+    case: the script was written for more nodes than it is launched on. gpt-neox (no context
+    parallelism) asserts "world_size=…, pp=…, mp=…" and "(global_num_gpus / pp_size) / mp_size […] must
+    be a whole number"; its world size is known when a launch of the repository (``deepy.py train.py
+    X.yml`` with a hostfile in the repository, ``global_num_gpus``, or Slurm with ``deepspeed_slurm``)
+    or the config says it.
 
     **Bad**: 1 node × 8 GPUs with ``--tensor-model-parallel-size 8 --pipeline-model-parallel-size 16``
     **Good**: 16 nodes × 8 GPUs (DP = 1)
 
-    **Source**: research/jobs.md §1d #1, §1d "What MDS does differently", §4a; worked example §5.
+    **Source**: research/jobs.md §1d #1, §1d "What MDS does differently", §4a; worked example §5;
+    EleutherAI/gpt-neox@ea7aefd megatron/initialize.py L159-164, megatron/neox_arguments/arguments.py
+    L918-935 (``pipe_parallel_size`` 0 counts as 1). torchtitan's own rule is JOB421.
     """
 
     code = "JOB403"
@@ -33,10 +39,10 @@ class WorldNotDivisible(Rule):
     def check(self, ws):
         for job in jobs(ws):
             world = job.int("world_size")
-            if world is None or job.framework in ("gpt-neox", "torchtitan"):
+            if world is None or job.framework == "torchtitan":
                 continue
             third, label = ("ds_sp", "SP") if job.framework == "megatron-deepspeed" else ("cp", "CP")
-            parts = [job.int("tp"), job.int("pp"), job.int(third)]
+            parts = [job.int("tp"), job.int("pp"), job.int(third) if job.framework != "gpt-neox" else 1]
             if any(p is None or p <= 0 for p in parts):
                 continue
             mp = parts[0] * parts[1] * parts[2]
@@ -46,9 +52,18 @@ class WorldNotDivisible(Rule):
             if job.int("nodes") is not None and job.int("gpus_per_node") is not None:
                 shape = f" ({job.int('nodes')} node(s) × {job.int('gpus_per_node')} GPUs)"
             msg = (f"world size {world}{shape} is not divisible by TP×PP×{label} = "
-                   f"{parts[0]}×{parts[1]}×{parts[2]} = {mp}")
+                   f"{parts[0]}×{parts[1]}×{parts[2]} = {mp}") if job.framework != "gpt-neox" else (
+                   f"world size {world}{shape} is not divisible by model_parallel_size × "
+                   f"pipe_parallel_size = {parts[0]}×{parts[1]} = {mp}: gpt-neox stops with \"(global_num_gpus / "
+                   f"pp_size) / mp_size [({world} / {parts[1]}) / {parts[0]}] must be a whole number\"")
             if world < mp:
                 msg += f": the job needs at least {mp} GPUs"
             span = job.span_of("pp") if "pp" not in job.defaulted else job.span_of("tp")
-            yield self.finding(msg, span, key=key(job, "world"),
-                               related=related((job.tp, "TP"), (job.world_size, "world size")))
+            if job.framework == "gpt-neox" and parts[1] == 1:
+                span = job.span_of("tp")
+            rel = related((job.tp, "TP"), (job.world_size, "world size"))
+            if job.framework == "gpt-neox":
+                rel = [r for r in rel if r.span != span]
+                if job.launch is not None:
+                    rel.append(Related(job.launch.span, "launched here"))
+            yield self.finding(msg, span, key=key(job, "world"), related=rel)

@@ -1,0 +1,141 @@
+"""Job fields read from a minimal script or config per framework: each class of value that used to be
+unknown or wrong (Megatron-LM v1 spellings, Megatron-DeepSpeed's per-layer experts and defaults,
+MoE/MLA sizes, NeMo gated activations and vocabulary, gpt-neox precision, torchtitan's DP degrees)."""
+
+from __future__ import annotations
+
+import pytest
+
+from netlint.models.job import training_jobs
+from tests.conftest import at, lint_repo, only
+
+MODEL = "--num-layers 4 --hidden-size 1024 --num-attention-heads 8 --seq-length 128 --max-position-embeddings 512 "
+
+
+def job_of(tmp_path, files: dict):
+    report = lint_repo(tmp_path, files)
+    (job,) = training_jobs(report.workspace)
+    return job, report
+
+
+def values(job, *names):
+    return tuple(job.value(n) for n in names)
+
+
+def test_megatron_v1_batch_size_is_the_micro_batch_and_job402_stays_silent(tmp_path):
+    # DeepSpeedExamples Megatron-LM-v1.1.5-ZeRO3: pretrain_gpt2.py, --model-parallel-size, --batch-size
+    line = ("deepspeed --num_nodes 1 --num_gpus 4 pretrain_gpt2.py --model-parallel-size 2 --batch-size 4 "
+            + MODEL + "--deepspeed --checkpoint-activations\n")
+    job, report = job_of(tmp_path / "v1", {"t.sh": line})
+    assert values(job, "micro_batch", "tp", "dp") == (4, 2, 2)
+    assert not [f for f in report.findings if f.code == "JOB402"]
+
+
+def test_megatron_deepspeed_rejects_batch_size_outside_v1(tmp_path):
+    line = "deepspeed --num_nodes 1 --num_gpus 4 pretrain_gpt.py --batch-size 4 " + MODEL + "--deepspeed " \
+           "--checkpoint-activations\n"
+    job, report = job_of(tmp_path, {"t.sh": line})
+    assert job.micro_batch is None
+    f = only(report, "JOB402")  # --checkpoint-activations is valid in Megatron-DeepSpeed
+    assert f.message.startswith("Megatron-DeepSpeed rejects --batch-size") and at(f) == (1, line.index("--batch-size") + 1)
+
+
+def test_megatron_deepspeed_kv_heads_experts_list_and_defaults(tmp_path):
+    line = ('EP="4 4 8 8"\ndeepspeed --num_nodes 1 --num_gpus 8 pretrain_gpt.py --deepspeed ' + MODEL
+            + "--num-key-value-heads 2 --num-experts ${EP} --moe-expert-parallel-size 4\n")
+    job, _ = job_of(tmp_path, {"t.sh": line})
+    assert [s.value for s in job.experts_per_layer] == [4, 4, 8, 8]
+    assert values(job, "experts", "topk", "moe_layer_freq", "query_groups", "group_query_attention") == \
+        (8, 1, 2, 2, True)
+    assert {"topk", "moe_layer_freq"} <= job.defaulted
+
+
+def test_megatron_lm_moe_mla_and_sequence_fields(tmp_path):
+    line = ("torchrun --nproc_per_node 8 pretrain_gpt.py " + MODEL + "--num-experts 8 --moe-ffn-hidden-size 512 "
+            "--moe-shared-expert-intermediate-size 2048 --moe-layer-freq '([0]+[1]*3)' --decoder-seq-length 256 "
+            "--multi-latent-attention --q-lora-rank 1536 --kv-lora-rank 512\n")
+    job, _ = job_of(tmp_path / "a", {"t.sh": "export CUDA_DEVICE_MAX_CONNECTIONS=1\n" + line})
+    assert values(job, "experts", "topk", "moe_ffn", "moe_shared_ffn", "moe_layer_freq", "decoder_seq_len") == \
+        (8, 2, 512, 2048, "([0]+[1]*3)", 256)
+    assert values(job, "mla", "q_lora_rank", "kv_lora_rank", "qk_head_dim", "qk_pos_emb_head_dim", "v_head_dim") == \
+        (True, 1536, 512, 128, 64, 128)
+    assert values(job, "kv_channels") == (128,) and "kv_channels" in job.defaulted  # 1024 / 8
+    plain = "torchrun --nproc_per_node 8 pretrain_gpt.py " + MODEL + "--num-experts 8 --kv-channels 64\n"
+    job, _ = job_of(tmp_path / "b", {"t.sh": "export CUDA_DEVICE_MAX_CONNECTIONS=1\n" + plain})
+    assert values(job, "moe_ffn", "moe_layer_freq", "kv_channels", "mla", "kv_lora_rank") == (4096, 1, 64, None, None)
+    assert "moe_ffn" in job.defaulted and "kv_channels" not in job.defaulted
+
+
+NEMO = """\
+trainer:
+  num_nodes: 1
+  devices: 8
+model:
+  micro_batch_size: 1
+  global_batch_size: 8
+  tensor_model_parallel_size: 1
+  pipeline_model_parallel_size: 1
+  num_layers: 4
+  hidden_size: 1024
+  ffn_hidden_size: 4096
+  num_attention_heads: 8
+  activation: {act}
+  tokenizer:
+    library: {lib}
+    type: {kind}
+"""
+
+
+@pytest.mark.parametrize("act,gated", [("fast-geglu", True), ("swiglu", True), ("fast-swiglu", True),
+                                       ("reglu", True), ("gelu", None), ("fast-gelu", None)])
+def test_nemo_gated_activations(tmp_path, act, gated):
+    job, _ = job_of(tmp_path, {"c.yaml": NEMO.format(act=act, lib="huggingface", kind="meta-llama/Meta-Llama-3-8B")})
+    assert job.value("swiglu") == gated
+    assert job.vocab is None  # a Hugging Face tokenizer's size is not in the config
+
+
+def test_nemo_vocabulary_from_the_tokenizer_section_or_override(tmp_path):
+    job, _ = job_of(tmp_path / "a", {"c.yaml": NEMO.format(act="gelu", lib="megatron", kind="GPT2BPETokenizer")})
+    assert job.int("vocab") == 50257 and job.vocab.span.line == 16
+    text = NEMO.format(act="gelu", lib="huggingface", kind="x") + "  override_vocab_size: 32000\n"
+    job, _ = job_of(tmp_path / "b", {"c.yaml": text})
+    assert job.int("vocab") == 32000 and "vocab" not in job.defaulted
+
+
+NEOX = "{\n  \"pipe_parallel_size\": %s,\n  \"model_parallel_size\": 1,\n  \"num_layers\": 4,\n" \
+       "  \"hidden_size\": 1024,\n  \"num_attention_heads\": 8,\n%s}\n"
+
+
+@pytest.mark.parametrize("extra,dtype", [('  "precision": "bfloat16",\n', "bf16"), ('  "precision": "fp16",\n', "fp16"),
+                                         ('  "precision": "fp32",\n', "fp32"),
+                                         ('  "bf16": {"enabled": true},\n', "bf16")])
+def test_neox_precision(tmp_path, extra, dtype):
+    job, _ = job_of(tmp_path, {"c.yml": NEOX % ("1", extra)})
+    assert job.value("dtype") == dtype
+    if dtype != "fp32":
+        assert job.value(dtype) is True
+
+
+def test_neox_moe_top_k_and_pipe_zero(tmp_path):
+    job, _ = job_of(tmp_path, {"c.yml": NEOX % ("0", '  "moe_num_experts": 8,\n  "moe_top_k": 2,\n')})
+    assert values(job, "pp", "experts", "topk", "kv_channels") == (1, 8, 2, 128)
+
+
+def test_torchtitan_dp_degrees_and_defaults(tmp_path):
+    text = "[parallelism]\ndata_parallel_replicate_degree = 2\ndata_parallel_shard_degree = 4\n"
+    job, _ = job_of(tmp_path / "a", {"c.toml": text + "tensor_parallel_degree = 2\n"})
+    assert values(job, "dp_replicate", "dp_shard", "dp", "tp", "pp", "micro_batch") == (2, 4, 8, 2, 1, 8)
+    job, _ = job_of(tmp_path / "b", {"c.toml": "[parallelism]\ntensor_parallel_degree = 8\n"})
+    assert values(job, "dp_replicate", "dp_shard", "dp") == (1, -1, None) and "dp" in job.unknown
+
+
+def test_job415_follows_megatron_deepspeed_per_layer_experts(tmp_path):
+    base = "deepspeed --num_nodes 8 --num_gpus 8 pretrain_gpt.py --deepspeed " + MODEL + "--moe-expert-parallel-size 64 "
+    bad = 'EP="32 64"\n' + base + "--num-experts ${EP}\n"
+    f = only(lint_repo(tmp_path / "bad", {"t.sh": bad}), "JOB415")
+    assert at(f) == (1, 5) and "MoE layer 1 has 32 experts" in f.message
+    good = 'EP="64 64"\n' + base + "--num-experts ${EP}\n"
+    assert not [f for f in lint_repo(tmp_path / "good", {"t.sh": good}).findings if f.code == "JOB415"]
+    three = 'EP="64 64 64"\n' + base + "--num-experts ${EP}\n"  # 4 layers, every 2nd: 2 MoE layers
+    f = only(lint_repo(tmp_path / "len", {"t.sh": three}), "JOB415")
+    assert "3 counts for 2 MoE layers" in f.message and at(f) == (1, 5)
