@@ -1,2 +1,3 @@
 """NCCL3xx: the NCCL environment (unknown or misspelled variables, bad values, deprecated names,
-risky settings). Sources: ../shared/research/nccl.md and nccl-env.tsv."""
+risky settings). Sources: NVIDIA/nccl's source (2.30.7, 5067397c), the NCCL User Guide and the
+registry built from them, ``netlint/data/nccl-env.tsv``."""

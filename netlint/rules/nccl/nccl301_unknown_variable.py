@@ -23,7 +23,7 @@ class UnknownVariable(Rule):
     in NCCL's source (`NCCL_NET_MAX_REQUESTS`): the message says so.
 
     Why: NCCL never reports a misspelt variable; it simply never reads it, so the setting silently
-    does nothing (research/nccl.md §0.2, M26). Environment names are case-sensitive.
+    does nothing (NCCL looks each knob up by name). Environment names are case-sensitive.
 
     Bad:  `export NCCL_IB_HAC==mlx5_0,mlx5_1`
     Good: `export NCCL_IB_HCA==mlx5_0,mlx5_1`
@@ -31,9 +31,14 @@ class UnknownVariable(Rule):
     Fix: rename to the suggested name (safe: the intent is clear). Without a suggestion, remove the
     line or look the knob up in the NCCL User Guide.
 
-    Source: ../shared/reference/nccl-env.tsv (NVIDIA/nccl 2.30.7 `src/`, libnccl 2.32.3 strings,
-    73 release tags, User Guide env.rst); research/nccl.md §5 (external and constant names), M26
-    (NERSC/podman-hpc#136 `CCL_NET_GDR_LEVEL`; aws-samples p5 sbatch `NCCL_NET_MAX_REQUESTS`).
+    Source: netlint's registry `netlint/data/nccl-env.tsv`: every name read in NVIDIA/nccl@5067397c
+    (2.30.7) `src/` (`NCCL_PARAM`, `ncclGetEnv`), in the libnccl.so.2 of PyPI
+    `nvidia-nccl-cu12==2.32.3`, and in the release tags v1.2.1 … v2.30.7-1; NCCL User Guide,
+    Environment Variables; the readers of external names (PyTorch `ProcessGroupNCCL.hpp`,
+    Mellanox/nccl-rdma-sharp-plugins, nccl-tests); compile-time constants such as
+    `NCCL_NET_MAX_REQUESTS` (`src/include/plugin/nccl_net.h` L37); NERSC/podman-hpc#136
+    (`CCL_NET_GDR_LEVEL`); aws-samples/awsome-distributed-training@7217859f p5 sbatch
+    (`NCCL_NET_MAX_REQUESTS`).
     """
 
     code = "NCCL301"

@@ -26,8 +26,13 @@ class PytorchLegacyVariable(Rule):
     Fix: rename to the `TORCH_NCCL_*` name (unsafe: a PyTorch older than the rename reads only the
     old name).
 
-    Source: ../shared/reference/nccl-env.tsv rows with status `external` and owner PyTorch;
-    research/nccl.md §5 (aws-samples pretrain-llama2.sbatch: "torch<2.2" comment).
+    Source: PyTorch `torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp` (pytorch/pytorch@4c2f2809:
+    `TORCH_NCCL_BLOCKING_WAIT`, `TORCH_NCCL_ASYNC_ERROR_HANDLING`, `TORCH_NCCL_DESYNC_DEBUG` and
+    `TORCH_NCCL_ENABLE_TIMING` each still accept the old `NCCL_*` name);
+    aws-samples/awsome-distributed-training@7217859f
+    `3.test_cases/megatron/megatron-lm/slurm/llama2/pretrain-llama2.sbatch`
+    (`NCCL_AVOID_RECORD_STREAMS` for torch<2.2, `TORCH_NCCL_AVOID_RECORD_STREAMS` for torch>=2.2);
+    netlint's registry `netlint/data/nccl-env.tsv` (status `external`).
     """
 
     code = "NCCL302"

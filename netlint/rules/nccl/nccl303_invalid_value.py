@@ -28,7 +28,7 @@ def value_problems(ws, kind: str):
 class InvalidValue(Rule):
     """A value NCCL ignores, rejects or clamps: wrong type, outside its range, not in its set.
 
-    What: the value is checked the way NCCL parses it (research/nccl.md §2): integer knobs against
+    What: the value is checked the way NCCL's source parses it: integer knobs against
     their documented range (`NCCL_IB_RETRY_CNT` 0..7, `NCCL_IB_TC` 0..255, `NCCL_NTHREADS` a
     multiple of 32 in 64..512, …); `NCCL_P2P_LEVEL`/`NCCL_NET_GDR_LEVEL` against the exact,
     case-sensitive level names (`phb` is ignored); `NCCL_ALGO`/`NCCL_PROTO` with NCCL's own grammar
@@ -47,9 +47,15 @@ class InvalidValue(Rule):
     Fix: where the intended value is clear (case, spaces, the clamped value) the fix writes it; it is
     unsafe because the run then behaves differently.
 
-    Source: research/nccl.md §2.2 (param.cc:78), §2.5 (graph/paths.cc:244-280, topo.cc:34), §2.6
-    (graph/tuning.cc:55-135), §2.7 (WHEEL dump), §2.8, §2.9 (ranges: connect.cc, tuning.cc:17-32),
-    M15, M21, M23, M28; ../shared/reference/nccl-env.tsv `allowed` column.
+    Source: NVIDIA/nccl@5067397c (2.30.7) `src/misc/param.cc` L95 (integers:
+    `strtoll(str, nullptr, 0)`), `src/graph/paths.cc` L243-279 with `src/graph/topo.cc` L34 (levels:
+    exact, case-sensitive names, else a legacy integer, else ignored), `src/graph/tuning.cc` L55-135
+    (`NCCL_ALGO`/`NCCL_PROTO` grammar; "Unrecognized element token" → `ncclInvalidUsage`) and L17-33
+    (`NCCL_NTHREADS` clamped), `src/debug.cc` L45-78 (`NCCL_DEBUG` levels, `NCCL_DEBUG_SUBSYS`
+    subsystems), `src/transport/net_ib/connect.cc` L103-108 (`NCCL_IB_ADDR_FAMILY`); NCCL User
+    Guide, Environment Variables; `ibv_modify_qp(3)` (`retry_cnt` is 3 bits); NVIDIA/nccl#1814,
+    #432; FlagAI-Open/FlagAI `run_multi.sh` (`NCCL_DEBUG=debug`); netlint's registry
+    `netlint/data/nccl-env.tsv` (`allowed` column).
     """
 
     code = "NCCL303"

@@ -27,8 +27,11 @@ class MisreadValue(Rule):
     Fix: the written intent (`1`, the decimal number, bytes); unsafe since NCCL then behaves as
     written rather than as it does today. `false` → `0` and `5` → `SYS` keep the behaviour (safe).
 
-    Source: research/nccl.md §2.2 (`src/misc/param.cc:78` strtoll base 0; `transport/shm.cc:66`,
-    `graph/paths.cc:250`), §2.5 (legacy level integers), M11, M27; nccl-env.README.md parse rules.
+    Source: NVIDIA/nccl@5067397c (2.30.7) `src/misc/param.cc` L95 (`strtoll(str, nullptr, 0)`: `0x`
+    hex, octal after a leading 0, stops at the first non-digit, `true` → 0), `src/transport/shm.cc`
+    L66 and `src/graph/paths.cc` L247-251 (only the value 1 disables SHM / P2P),
+    `src/graph/paths.cc` L243, L268-273 (legacy level integers 0..5 → LOC, PIX, PXB, PHB, SYS, SYS);
+    C `strtoll(3)`.
     """
 
     code = "NCCL304"

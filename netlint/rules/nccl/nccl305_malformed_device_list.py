@@ -28,8 +28,12 @@ class MalformedDeviceList(Rule):
 
     Fix: the list without spaces / with `^=` in order (unsafe: NCCL then selects other devices).
 
-    Source: research/nccl.md §2.3 (`misc/utils.cc` parseStringList/matchIfList, `net_ib/init.cc:317-370`,
-    `misc/socket.cc:196`, MAX_IB_DEVS), M7, M28; NVIDIA/nccl PR #236 (`=` exact match).
+    Source: NVIDIA/nccl@5067397c (2.30.7) `src/misc/utils.cc` L189-240 (`parseStringList`,
+    `matchIf`, `matchIfList`: split on `,`, no trimming, prefix match unless `=`),
+    `src/transport/net_ib/init.cc` L319-370 (a leading `^`, then `=`),
+    `src/transport/net_ib/common.h` L112 (`MAX_IB_DEVS 32`), `src/misc/socket.cc` L196-198 (a
+    one-character `NCCL_SOCKET_IFNAME` is ignored); NCCL User Guide, Environment Variables:
+    NCCL_SOCKET_IFNAME, NCCL_IB_HCA; NVIDIA/nccl#236 (`=` exact match); llm-d/llm-d-benchmark#1862.
     """
 
     code = "NCCL305"

@@ -26,7 +26,11 @@ class DeprecatedVariable(Rule):
     Fix: rename to the replacement when it is a 1:1 rename (safe when `nccl-version` is set and reads
     the new name; otherwise unsafe, since an older NCCL does not know it).
 
-    Source: research/nccl.md §4 (TAGS + DOC), M25; ../shared/reference/nccl-env.tsv `since_deprecated`.
+    Source: NCCL User Guide, Environment Variables (NCCL_MIN/MAX_NCHANNELS deprecated in 2.17 for
+    NCCL_MIN/MAX_CTAS, NCCL_CHECK_POINTERS for NCCL_CHECK_MODE, NCCL_LAUNCH_MODE=GROUP in 2.9);
+    NVIDIA/nccl@5067397c (2.30.7) still reads them (`src/graph/connect.cc` L328-331, `src/init.cc`
+    L59, L1651); NVIDIA/nccl release tags (first and last release that reads each name); netlint's
+    registry `netlint/data/nccl-env.tsv` (`since_deprecated`).
     """
 
     code = "NCCL306"

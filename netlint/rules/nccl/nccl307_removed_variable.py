@@ -30,8 +30,11 @@ class RemovedVariable(Rule):
     `NCCL_MNNVL_ENABLE`, `NCCL_GRAPH` → `NCCL_GRAPH_FILE`) rename (unsafe: the knob takes effect
     again); otherwise the message names the replacement.
 
-    Source: research/nccl.md §4 (TAGS: first/last release of each name over 73 tags; DOC), M25;
-    NVIDIA/nccl#211 (TREE_THRESHOLD removed in 2.5).
+    Source: NVIDIA/nccl release tags v1.2.1 … v2.30.7-1: the first and last release that reads each
+    name (e.g. `NCCL_IB_GDR_LEVEL` in v2.3.7-1 `src/transport/net_ib.cu`, gone in v2.4.2-1;
+    `NCCL_MNNVL` in v2.20.5-1 `src/init.cc`, `NCCL_MNNVL_ENABLE` from v2.21.5-1); NCCL User Guide,
+    Environment Variables; NVIDIA/nccl#211 (TREE_THRESHOLD removed in 2.5); netlint's registry
+    `netlint/data/nccl-env.tsv` (status `removed`).
     """
 
     code = "NCCL307"

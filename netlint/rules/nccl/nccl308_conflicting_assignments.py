@@ -26,7 +26,9 @@ class ConflictingAssignments(Rule):
 
     Fix: delete the line that has no effect (no automatic fix: which value is intended is a choice).
 
-    Source: research/nccl.md §2.1 (`src/misc/param.cc` setEnvFile → `setenv(…, 0)`, never overwrites).
+    Source: NVIDIA/nccl@5067397c (2.30.7) `src/misc/param.cc` L27-50 (`setEnvFile` applies each
+    nccl.conf line with `ncclOsSetEnv`) and `src/os/linux.cc` L107 (`setenv(name, value, 0)`: a
+    variable already set is never overwritten); POSIX `setenv(3)`.
     """
 
     code = "NCCL308"

@@ -27,8 +27,11 @@ class NcclConfShellSyntax(Rule):
     Fix: remove `export `, the quotes or the spaces; move an inline comment to its own line above
     (unsafe: the setting then takes effect).
 
-    Source: research/nccl.md §2.1 (`src/misc/param.cc` initEnvFunc/setEnvFile; `src/os/linux.cc:106`),
-    M29; nccl-env.README.md "nccl.conf files".
+    Source: NVIDIA/nccl@5067397c (2.30.7) `src/misc/param.cc` L27-50 (`setEnvFile`: the line end is
+    stripped; a line whose first byte is `#`, or that has no `=`, is skipped; the name is the text
+    before the first `=`, the value the rest, verbatim), L52-67 (`initEnvFunc`: `$NCCL_CONF_FILE` or
+    `~/.nccl.conf`, then `/etc/nccl.conf`), `src/os/linux.cc` L107; NCCL User Guide, Environment
+    Variables (introduction: nccl.conf files).
     """
 
     code = "NCCL309"

@@ -23,8 +23,9 @@ class IbDisabledOnRdmaFabric(Rule):
 
     Fix: `NCCL_IB_DISABLE=0` (unsafe: changes the transport the job uses).
 
-    Source: research/nccl.md M1 (DOC NCCL_IB_DISABLE; areal-project/AReaL#639 socket fallback 4-5x
-    slower; nccl-tests#188), §2.2 (any non-zero integer disables, `transport/net_ib/init.cc:291`).
+    Source: NCCL User Guide, Environment Variables: NCCL_IB_DISABLE; NVIDIA/nccl@5067397c (2.30.7)
+    `src/transport/net_ib/init.cc` L27, L291 (any non-zero value disables the IB transport);
+    areal-project/AReaL#639 (socket fallback 4-5× slower); NVIDIA/nccl-tests#188.
     """
 
     code = "NCCL310"

@@ -22,8 +22,10 @@ class P2pDisabled(Rule):
 
     Fix: remove the line (no automatic fix: it changes the run).
 
-    Source: research/nccl.md M12 (DOC "Debugging" section; NVIDIA/nccl#428; tinygrad/open-gpu-kernel-modules#17),
-    §2.5 (`NCCL_P2P_DISABLE=1` forces LOC, `graph/paths.cc:250`).
+    Source: NCCL User Guide, Environment Variables, "Debugging" section (NCCL_P2P_DISABLE; these
+    variables "should not be used in production"); NVIDIA/nccl@5067397c (2.30.7)
+    `src/graph/paths.cc` L247-251 (`NCCL_P2P_DISABLE=1` sets the P2P level to LOC, other values are
+    ignored); NVIDIA/nccl#428; tinygrad/open-gpu-kernel-modules#17.
     """
 
     code = "NCCL311"

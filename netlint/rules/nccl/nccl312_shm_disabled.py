@@ -21,8 +21,10 @@ class ShmDisabled(Rule):
 
     Fix: remove the line after giving the container enough shared memory (no automatic fix).
 
-    Source: research/nccl.md M13 (NVIDIA/nccl#342, #290, #473; pytorch/torchtitan#853; DOC
-    NCCL_SHM_DISABLE), §2.2 (`transport/shm.cc:66`: only 1 disables).
+    Source: NCCL User Guide, Environment Variables: NCCL_SHM_DISABLE (SHM carries traffic where P2P
+    cannot; without it NCCL uses the network between CPU sockets); NVIDIA/nccl@5067397c (2.30.7)
+    `src/transport/shm.cc` L66 (only 1 disables); NVIDIA/nccl#342, #290, #473;
+    pytorch/torchtitan#853.
     """
 
     code = "NCCL312"

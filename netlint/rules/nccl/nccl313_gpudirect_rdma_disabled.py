@@ -23,8 +23,10 @@ class GpuDirectRdmaDisabled(Rule):
 
     Fix: remove the line (no automatic fix).
 
-    Source: research/nccl.md §2.5 (`graph/paths.cc:244-280, 505-506`), M17 (NVIDIA/nccl#1579,
-    nccl-tests#293, #1151, #1412).
+    Source: NVIDIA/nccl@5067397c (2.30.7) `src/graph/paths.cc` L243-279 (`NCCL_NET_GDR_LEVEL` names
+    and legacy integers, 0 = LOC), L511-513 (default P2C with `NCCL_NET_GDR_C2C=1`, else PXB); NCCL
+    User Guide, Environment Variables: NCCL_NET_GDR_LEVEL; NVIDIA/nccl#1579, nccl-tests#293, #1151,
+    #1412.
     """
 
     code = "NCCL313"

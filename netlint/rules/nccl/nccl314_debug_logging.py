@@ -24,8 +24,9 @@ class DebugLogging(Rule):
 
     Fix: `NCCL_DEBUG=WARN` (unsafe: the logs of a run change).
 
-    Source: research/nccl.md M14 (goodfire-ai/spd PR #889; DOC "Debugging" variables; NVIDIA/nccl#1271),
-    §2.7.
+    Source: NCCL User Guide, Environment Variables: NCCL_DEBUG, NCCL_DEBUG_SUBSYS;
+    NVIDIA/nccl@5067397c (2.30.7) `src/debug.cc` L45-78 (levels; subsystems, default
+    INIT,BOOTSTRAP,ENV); goodfire-ai/spd#889 (10-12 GB of logs per run); NVIDIA/nccl#1271.
     """
 
     code = "NCCL314"

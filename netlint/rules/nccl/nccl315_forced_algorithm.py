@@ -23,8 +23,10 @@ class ForcedAlgorithm(Rule):
 
     Fix: remove it unless the platform's documentation requires it.
 
-    Source: research/nccl.md M16 (DOC "Debugging"; NVIDIA/nccl#1304, #1876; nccl-tests#352; aws
-    sagemaker-training-toolkit 9a5ed9f), §2.6 (`enqueue.cc:2050-2065`).
+    Source: NCCL User Guide, Environment Variables, "Debugging" section: NCCL_ALGO, NCCL_PROTO;
+    NVIDIA/nccl@5067397c (2.30.7) `src/enqueue.cc` L2052-2065 ("No algorithm/protocol available" →
+    `ncclInvalidUsage` when NCCL_ALGO or NCCL_PROTO is set); NVIDIA/nccl#1304, #1876;
+    NVIDIA/nccl-tests#352; aws/sagemaker-training-toolkit@9a5ed9f (`NCCL_PROTO=simple` for EFA).
     """
 
     code = "NCCL315"

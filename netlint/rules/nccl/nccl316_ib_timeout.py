@@ -7,7 +7,7 @@ from netlint.nccl.fixes import value_fix
 from netlint.rules.base import Rule
 from netlint.rules.nccl._common import ivalue, settings
 
-LOWEST_DEFAULT = 14   # NCCL's default before 2.14 (18 in 2.14-2.22, 20 since): research/nccl.md §2.9
+LOWEST_DEFAULT = 14   # NCCL's default up to v2.13.4-1 (18 in v2.14.3-1..v2.22.3-1, 20 from v2.23.4-1)
 
 
 class IbTimeout(Rule):
@@ -25,8 +25,11 @@ class IbTimeout(Rule):
 
     Fix: 20, NCCL's default (unsafe).
 
-    Source: research/nccl.md §2.9 (DOC table, defaults 14 → 18 → 20), M21 (areal-project/AReaL PR #640
-    2 → 22; open-thoughts/OpenThoughts-Agent PR #77 (60 = infinite); NVIDIA/nccl#902).
+    Source: NCCL User Guide, Environment Variables: NCCL_IB_TIMEOUT; `ibv_modify_qp(3)` (timeout =
+    4.096 µs × 2^value, 0 waits forever); NVIDIA/nccl `NCCL_PARAM(IbTimeout, "IB_TIMEOUT", …)`: 14
+    in v2.13.4-1, 18 in v2.14.3-1 … v2.22.3-1, 20 from v2.23.4-1 (`src/transport/net_ib/connect.cc`
+    L15 at 5067397c); areal-project/AReaL#640 (2 → 22); open-thoughts/OpenThoughts-Agent#77 (60);
+    NVIDIA/nccl#902.
     """
 
     code = "NCCL316"

@@ -31,8 +31,10 @@ class SocketIfnameLocalInterface(Rule):
 
     Fix: name the routable interface (no automatic fix: netlint cannot know it without the inventory).
 
-    Source: research/nccl.md §2.3 (`misc/socket.cc:190-225` default `^docker,lo,virbr`), M4
-    (NVIDIA/nccl#286 lo cannot reach other nodes; #913 veth caused a hang).
+    Source: NVIDIA/nccl@5067397c (2.30.7) `src/misc/socket.cc` L196-228 (without
+    `NCCL_SOCKET_IFNAME`: `ib*` first, then `^docker,lo,virbr`; `docker`, `lo`, `virbr` only as a
+    last resort); NCCL User Guide, Environment Variables: NCCL_SOCKET_IFNAME; NVIDIA/nccl#286 (lo
+    cannot reach other nodes), #913 (veth caused a hang).
     """
 
     code = "NCCL317"

@@ -22,7 +22,9 @@ class SocketThreadLimit(Rule):
 
     Fix: lower one of them (no automatic fix).
 
-    Source: research/nccl.md §2.9 (MAX_SOCKETS 64, MAX_THREADS 16), M24 (DOC; NVIDIA/nccl#438).
+    Source: NVIDIA/nccl@5067397c (2.30.7) `src/transport/net_socket.cc` L192-193 (`MAX_SOCKETS 64`,
+    `MAX_THREADS 16`); NCCL User Guide, Environment Variables: NCCL_SOCKET_NTHREADS,
+    NCCL_NSOCKS_PERTHREAD; NVIDIA/nccl#438.
     """
 
     code = "NCCL318"

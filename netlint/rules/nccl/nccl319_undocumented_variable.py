@@ -22,8 +22,9 @@ class UndocumentedVariable(Rule):
 
     Fix: none; review on upgrade.
 
-    Source: ../shared/reference/nccl-env.tsv `documented` column and nccl-env.README.md ("a linter
-    should warn on use, not error"); research/nccl.md §8.
+    Source: NCCL User Guide, Environment Variables (the documented set, up to 2.30.5) against the
+    names NVIDIA/nccl@5067397c (2.30.7) `src/` and libnccl.so.2 2.32.3 read: netlint's registry
+    `netlint/data/nccl-env.tsv`, `documented` column.
     """
 
     code = "NCCL319"

@@ -26,8 +26,11 @@ class VariableNotInRelease(Rule):
 
     Fix: none automatic; use the older name or upgrade NCCL.
 
-    Source: ../shared/reference/nccl-env.tsv `since_deprecated` (first release from DOC, else the
-    first of 73 release tags that reads it); research/nccl.md §1, §7.
+    Source: NCCL User Guide, Environment Variables ("since" versions); NVIDIA/nccl release tags
+    v1.2.1 … v2.30.7-1, first release that reads a name (e.g. `NCCL_MIN_CTAS` from v2.17.1-1,
+    `NCCL_IB_ADDR_RANGE` from v2.21.5-1); libnccl.so.2 of PyPI `nvidia-nccl-cu12==2.32.3`
+    (`NCCL_NET_GDR_MLOPART` absent, read in NVIDIA/nccl@5067397c (2.30.7) `src/graph/paths.cc`
+    L466); netlint's registry `netlint/data/nccl-env.tsv` (`since_deprecated`).
     """
 
     code = "NCCL320"

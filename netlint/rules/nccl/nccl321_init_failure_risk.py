@@ -25,15 +25,20 @@ class InitFailureRisk(Rule):
     clusters enable CollNet), so this is info: check it when the env moves to other nodes.
 
     Why: unlike most knobs, these turn "use when available" into "must be available", so a missing
-    driver feature or plugin becomes an init failure instead of a fallback.
+    driver feature or plugin can become an init failure instead of a fallback.
 
     Bad:  `NCCL_MNNVL_ENABLE=1` on nodes without multi-node NVLink
     Good: unset (auto), or set only where the feature is known to exist
 
     Fix: none automatic.
 
-    Source: research/nccl.md §9 ("NCCL will fail init" cases), M31 (DOC; Azure hopper.conf), M32
-    (DOC NCCL_IGNORE_COLLNET_MISMATCH); nccl-env.tsv `allowed` (1 = force, fail if unavailable).
+    Source: NCCL User Guide, Environment Variables: NCCL_IB_PCI_RELAXED_ORDERING, NCCL_MNNVL_ENABLE,
+    NCCL_COLLNET_ENABLE, NCCL_IGNORE_COLLNET_MISMATCH; NVIDIA/nccl@5067397c (2.30.7) `src/init.cc`
+    L1072-1073 (`NCCL_MNNVL_ENABLE=1` runs the MNNVL check even on one node; `src/mnnvl.cc` fails
+    init when MNNVL is present but IMEX does not work), L1355-1365 (mixed CollNet device counts fail
+    unless `NCCL_IGNORE_COLLNET_MISMATCH=1`); Azure/ai-infrastructure-on-azure `hopper.conf`. A
+    failure for `NCCL_IB_PCI_RELAXED_ORDERING=1` is not visible in the 2.30.7 source
+    (`src/transport/net_ib/init.cc` L142-149 treats 1 like 2).
     """
 
     code = "NCCL321"

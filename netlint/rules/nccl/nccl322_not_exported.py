@@ -27,7 +27,8 @@ class NotExported(Rule):
     Fix: prefix `export ` (unsafe: the setting then takes effect).
 
     Source: POSIX shell semantics (only exported variables are in a child's environment; bash(1)
-    "ENVIRONMENT"); research/nccl.md §2.1 (NCCL reads its process environment).
+    "ENVIRONMENT"); NVIDIA/nccl@5067397c (2.30.7) `src/misc/param.cc` L89-95 (each knob is read from
+    the process environment with `ncclGetEnv`).
     """
 
     code = "NCCL322"

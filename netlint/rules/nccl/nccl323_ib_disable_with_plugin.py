@@ -25,7 +25,11 @@ class IbDisableWithPlugin(Rule):
 
     Fix: none automatic (intent unclear: drop the plugin or drop the variable).
 
-    Source: research/nccl.md M2 (NVIDIA/nccl#676; NVIDIA/nccl-tests#373), §2.8 (NCCL_NET names).
+    Source: NVIDIA/nccl@5067397c (2.30.7) `src/transport/net_ib/init.cc` L291 (`NCCL_IB_DISABLE`
+    stops only NCCL's internal IB transport), `src/plugin/net.cc` L263 (`NCCL_NET_PLUGIN`), L321-351
+    (external plugins are tried before the internal ones; `NCCL_NET` selects one by name,
+    case-insensitive); NCCL User Guide, Environment Variables: NCCL_NET, NCCL_NET_PLUGIN;
+    NVIDIA/nccl#676; NVIDIA/nccl-tests#373.
     """
 
     code = "NCCL323"
