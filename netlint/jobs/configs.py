@@ -1,8 +1,12 @@
 """Declarative job configs → TrainingJob: NeMo (launcher) YAML, gpt-neox YAML, torchtitan TOML.
 
-Key names: research/jobs.md §1b (framework cousins table), §4a (NeMo), §4c (torchtitan), and
-gpt-neox ``neox_arguments`` (NEOX). World sizes: NeMo ``trainer.num_nodes × trainer.devices``
-(NEMO megatron_init.py); gpt-neox and torchtitan take it from the launcher, so it stays unknown.
+Key names: NeMo's model config keys are megatron-core TransformerConfig fields (NVIDIA/NeMo@8cfedd7
+nemo/collections/nlp/models/language_modeling/megatron_base_model.py L500-530); gpt-neox's are
+``NeoXArgs`` fields (EleutherAI/gpt-neox@ea7aefd megatron/neox_arguments/neox_args.py); torchtitan's
+``JobConfig`` (pytorch/torchtitan@238fa99 torchtitan/config/job_config.py). World sizes: NeMo
+``trainer.num_nodes × trainer.devices``; gpt-neox and torchtitan take it from the launcher, so it
+stays unknown unless a launch script of the repository names the config (netlint/jobs/linked.py) or
+gpt-neox's ``global_num_gpus`` states it.
 """
 
 from __future__ import annotations

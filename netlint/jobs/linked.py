@@ -15,7 +15,7 @@ Sources (``repo@commit path Lnn``):
 * gpt-neox (EleutherAI/gpt-neox@ea7aefd): ``megatron/neox_arguments/arguments.py`` L298-460
   (``deepy.py USER_SCRIPT [-d DIR] CONF… [-H HOSTFILE]``; ``.yml`` added when missing; files merged,
   a key in two files is an error), L885-909 (GPU count: ``global_num_gpus``, else the hostfile's slots,
-  the first ``num_nodes`` hosts, ``num_gpus`` per host), L795-812 (``deepspeed_slurm``: WORLD_SIZE =
+  the first ``num_nodes`` hosts, ``num_gpus`` per host), L791-814 (``deepspeed_slurm``: WORLD_SIZE =
   SLURM_NTASKS or SLURM_NNODES × SLURM_NTASKS_PER_NODE).
 """
 

@@ -112,3 +112,8 @@ def test_neox_num_gpus_per_host_and_global_num_gpus(tmp_path):
     cfg = neox_model(3, 1).replace("{\n", "{\n  \"global_num_gpus\": 16,\n")
     f = only(lint_repo(tmp_path / "g", {"configs/model.yml": cfg}), "JOB403")
     assert "world size 16" in f.message and at(f) == (4, 26)
+
+
+def test_torchtitan_degree_below_one_is_reported_at_that_degree(tmp_path):
+    f = only(lint_repo(tmp_path, {"run_train.sh": RUN_TRAIN, "configs/tt.toml": toml("-1", "0")}), "JOB421")
+    assert at(f) == (6, 26) and "tensor_parallel_degree = 0" in f.message

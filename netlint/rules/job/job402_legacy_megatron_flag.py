@@ -21,7 +21,7 @@ class LegacyMegatronFlag(Rule):
     **Fix**: rename (safe for the two pure renames; unsafe for ``--checkpoint-activations``, whose
     replacement recomputes selectively instead of fully, and ``--warmup``, whose unit differs).
 
-    **Source**: research/jobs.md §1b "Legacy / alias spellings" (A L591-609). Megatron-DeepSpeed
+    **Source**: NVIDIA/Megatron-LM@d98e8a6 megatron/training/arguments.py L590-604. Megatron-DeepSpeed
     rejects the same three with the same messages (microsoft/Megatron-DeepSpeed@f4157be
     megatron/arguments.py L126-134; bigscience-workshop/Megatron-DeepSpeed@8387ae1 L125-131) but still
     accepts ``--checkpoint-activations``. A Megatron-LM v1 launch (entry ``pretrain_gpt2.py`` without
@@ -33,7 +33,7 @@ class LegacyMegatronFlag(Rule):
     code = "JOB402"
     name = "legacy-megatron-flag"
     severity = Severity.ERROR
-    summary = "Megatron-LM stops on a legacy argument spelling"
+    summary = "Megatron-LM and Megatron-DeepSpeed stop on a legacy argument spelling"
 
     SAFE = {"--model-parallel-size", "--batch-size"}
 

@@ -13,10 +13,10 @@ class WorldNotDivisible(Rule):
     trainer.devices``).
 
     **Why**: Megatron asserts "world size ({ws}) is not divisible by total_model_size ({…})"
-    (arguments.py L432-434; parallel_state.py L822-823 "world_size (…) is not divisible by …"); NeMo
-    "world_size: {ws} must be divisible by tensor_model_parallel_size …"; Megatron-DeepSpeed "world size
-    (…) is not divisible by tensor parallel size (…) times pipeline parallel size (…) times seqence
-    parallel size (…)". The job dies at initialisation. A world smaller than TP·PP·CP is the most common
+    (arguments.py L432-433; parallel_state.py L823 "world_size (…) is not divisible by …"); NeMo
+    "world_size: {ws} must be divisible by total world_size: (decoder_)tensor_model_parallel_size …";
+    Megatron-DeepSpeed "world size (…) is not divisible by tensor parallel size (…) times pipeline
+    parallel size (…) times seqence parallel size (…)". The job dies at initialisation. A world smaller than TP·PP·CP is the most common
     case: the script was written for more nodes than it is launched on. gpt-neox (no context
     parallelism) asserts "world_size=…, pp=…, mp=…" and "(global_num_gpus / pp_size) / mp_size […] must
     be a whole number"; its world size is known when a launch of the repository (``deepy.py train.py
@@ -26,8 +26,10 @@ class WorldNotDivisible(Rule):
     **Bad**: 1 node × 8 GPUs with ``--tensor-model-parallel-size 8 --pipeline-model-parallel-size 16``
     **Good**: 16 nodes × 8 GPUs (DP = 1)
 
-    **Source**: research/jobs.md §1d #1, §1d "What MDS does differently", §4a; worked example §5;
-    EleutherAI/gpt-neox@ea7aefd megatron/initialize.py L159-164, megatron/neox_arguments/arguments.py
+    **Source**: NVIDIA/Megatron-LM@d98e8a6 megatron/training/arguments.py L424-433,
+    megatron/core/parallel_state.py L823; NVIDIA/NeMo@8cfedd7
+    nemo/collections/nlp/modules/common/megatron/megatron_init.py L322-335; microsoft/Megatron-DeepSpeed
+    @f4157be megatron/arguments.py L101-108; EleutherAI/gpt-neox@ea7aefd megatron/initialize.py L159-164, megatron/neox_arguments/arguments.py
     L918-935 (``pipe_parallel_size`` 0 counts as 1). torchtitan's own rule is JOB421.
     """
 

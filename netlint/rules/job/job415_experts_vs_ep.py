@@ -23,7 +23,7 @@ class ExpertsVsEp(Rule):
 
     **Bad**: ``--num-experts 6 --expert-model-parallel-size 4`` **Good**: 8 experts on EP 4
 
-    **Source**: research/jobs.md §1d #42, #43; §3b #14; microsoft/DeepSpeed@38327e0
+    **Source**: NVIDIA/Megatron-LM@d98e8a6 megatron/training/arguments.py L1654-1658; microsoft/DeepSpeed@38327e0
     deepspeed/moe/layer.py L59 (assert added in 5fe9d61, v0.7.0; top2_2nd_expert_sampling in 5a2e705,
     v0.14.0); microsoft/Megatron-DeepSpeed@f4157be megatron/arguments.py L608-615,
     megatron/model/transformer.py L1060-1083, L1650-1659 (``get_num_experts_per_layer``).
