@@ -8,8 +8,8 @@ What it reads:
 
 * the core parser: every ``parser = _add_*(parser)`` of ``add_megatron_arguments`` in
   ``megatron/training/arguments.py``, following calls that pass the parser or a group on;
-* every entry point: a file with ``if __name__ == "__main__"`` that calls ``parse_and_validate_args``
-  or ``parse_args`` of ``megatron.training.arguments``, with its ``extra_args_provider`` (a function,
+* every entry point: a file with ``if __name__ == "__main__"`` (or a call at module level) that calls
+  ``parse_and_validate_args`` or ``parse_args`` of ``megatron.training.arguments``, with its ``extra_args_provider`` (a function,
   or ``f if flag else None``: a provider that exists only when a package imports) and
   ``ignore_unknown_args``; ``runpy.run_path("x.py")`` wrappers (``pretrain_mamba.py``) take x's;
 * in each provider: ``*.add_argument(...)`` (flags, dest, action, nargs, type) and
@@ -22,6 +22,7 @@ What it reads:
 A condition around an ``add_argument`` (``if HAVE_KITCHEN:``) or an entry's optional provider must be
 listed in CONDITIONS (what must be installed, and where the source says so); an unlisted one stops the
 run, so a new conditional provider at a later commit is not silently taken as always present.
+Reading files, resolving names and the factory's rules: tools/megatron_ast.py.
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from megatron_ast import NO_VALUE_ACTIONS, FactoryFields, Option, Source, callee, kwarg, literal
 
 CORE_FILE = "megatron/training/arguments.py"
 CORE_FN = "add_megatron_arguments"
@@ -45,79 +48,6 @@ CONDITIONS = {
     # module of the nvidia-modelopt package (pyproject.toml extra 'dev': nvidia-modelopt[torch])
     "has_nvidia_modelopt": ("modelopt", "nvidia-modelopt"),
 }
-NO_VALUE_ACTIONS = {"store_true", "store_false", "store_const", "append_const", "count", "help", "version"}
-
-
-class Source:
-    def __init__(self, git_dir: str, commit: str):
-        self.git_dir, self.commit = git_dir, commit
-        self.files = set(subprocess.run(["git", "--git-dir", git_dir, "ls-tree", "-r", "--name-only", commit],
-                                        capture_output=True, text=True, check=True).stdout.split("\n"))
-        self._trees: dict[str, ast.Module] = {}
-
-    def tree(self, path: str) -> ast.Module | None:
-        if path not in self.files:
-            return None
-        if path not in self._trees:
-            text = subprocess.run(["git", "--git-dir", self.git_dir, "show", f"{self.commit}:{path}"],
-                                  capture_output=True, text=True, check=True).stdout
-            self._trees[path] = ast.parse(text)
-        return self._trees[path]
-
-    def module_path(self, mod: str, near: str, level: int = 0) -> str | None:
-        """The file of module ``mod`` imported from file ``near`` (repo root, then the importing
-        file's folder: example scripts put their folder on sys.path)."""
-        base = posixpath.dirname(near)
-        for _ in range(max(level - 1, 0)):
-            base = posixpath.dirname(base)
-        rel = mod.replace(".", "/") if mod else ""
-        roots = [base] if level else ["", base]
-        for root in roots:
-            for cand in (f"{rel}.py", f"{rel}/__init__.py"):
-                p = posixpath.normpath(posixpath.join(root, cand)) if root else cand
-                if p in self.files:
-                    return p
-        return None
-
-    def resolve(self, path: str, name: str, depth: int = 0):
-        """(file, node) defining ``name`` as seen from module ``path``: a def/class of the module,
-        or followed through ``from m import name``."""
-        tree = self.tree(path)
-        if tree is None or depth > 8:
-            return None
-        for node in tree.body:
-            if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name == name:
-                return path, node
-        for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom):
-                for a in node.names:
-                    if (a.asname or a.name) == name:
-                        mp = self.module_path(node.module or "", path, node.level)
-                        if mp is not None:
-                            return self.resolve(mp, a.name, depth + 1)
-        for node in ast.walk(tree):  # a nested def (a provider defined inside main())
-            if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name == name:
-                return path, node
-        return None
-
-
-@dataclass
-class Option:
-    flags: list[str]
-    dest: str
-    action: str
-    nargs: str          # None | ? | * | + | N | 0 (takes no value)
-    type: str
-    provider: str
-    site: str           # file:line
-    via: str = ""       # the factory call that generated it
-
-    @property
-    def arity(self) -> str:
-        if self.nargs == "0":
-            return self.action
-        out = f"{self.action} nargs={self.nargs}"
-        return out + (f" type={self.type}" if self.type else "")
 
 
 @dataclass
@@ -127,17 +57,6 @@ class Entry:
     providers: list[tuple[str, str, str]] = field(default_factory=list)   # (provider id, needs, call site)
 
 
-def _const(node):
-    try:
-        return ast.literal_eval(node)
-    except Exception:
-        return None
-
-
-def _kw(call: ast.Call, name: str):
-    return next((k.value for k in call.keywords if k.arg == name), None)
-
-
 class Extractor:
     def __init__(self, src: Source):
         self.src = src
@@ -145,6 +64,7 @@ class Extractor:
         self.errors: list[str] = []
         self.providers_done: set[str] = set()
         self.subs: dict[str, list[tuple[str, str]]] = {}
+        self.factory = FactoryFields(src, self.errors)
 
     # ---- providers -------------------------------------------------------------------------------
     def provider(self, path: str, fn: ast.FunctionDef, pid: str | None = None) -> str:
@@ -195,7 +115,7 @@ class Extractor:
                 continue
             if isinstance(st, (ast.FunctionDef, ast.ClassDef)):
                 continue
-            if isinstance(st, ast.Assign) and isinstance(st.value, ast.Call) and _callee(st.value) == "ArgumentGroupFactory":
+            if isinstance(st, ast.Assign) and isinstance(st.value, ast.Call) and callee(st.value) == "ArgumentGroupFactory":
                 for t in st.targets:
                     if isinstance(t, ast.Name):
                         factories[t.id] = st.value
@@ -211,13 +131,13 @@ class Extractor:
             fac = f.value
             if isinstance(fac, ast.Name):
                 fac = factories.get(fac.id)
-            if isinstance(fac, ast.Call) and _callee(fac) == "ArgumentGroupFactory":
+            if isinstance(fac, ast.Call) and callee(fac) == "ArgumentGroupFactory":
                 self._factory(path, fac, call, pid, conds)
             else:
                 self.errors.append(f"{path}:{call.lineno}: build_group on an unknown factory")
             return
         # a helper that receives the parser/group: its arguments are the provider's too
-        name = _callee(call)
+        name = callee(call)
         passes = any(isinstance(a, ast.Name) and (a.id in params or a.id in ("parser", "group"))
                      for a in call.args)
         if name and passes and depth < 6 and name not in ("add_argument_group", "add_mutually_exclusive_group"):
@@ -237,14 +157,14 @@ class Extractor:
         if len(flags) != len(call.args) or not flags:
             self.errors.append(f"{path}:{call.lineno}: add_argument with non-literal names")
             return
-        action_n = _kw(call, "action")
+        action_n = kwarg(call, "action")
         action = "store"
         if action_n is not None:
-            action = _const(action_n) if isinstance(action_n, ast.Constant) else ast.unparse(action_n)
-        nargs_n = _kw(call, "nargs")
-        nargs = "None" if nargs_n is None else str(_const(nargs_n) if _const(nargs_n) is not None
+            action = literal(action_n) if isinstance(action_n, ast.Constant) else ast.unparse(action_n)
+        nargs_n = kwarg(call, "nargs")
+        nargs = "None" if nargs_n is None else str(literal(nargs_n) if literal(nargs_n) is not None
                                                    else ast.unparse(nargs_n))
-        type_n = _kw(call, "type")
+        type_n = kwarg(call, "type")
         typ = ast.unparse(type_n) if type_n is not None else ("" if action != "store" else "str")
         if action in NO_VALUE_ACTIONS or action.endswith("BooleanOptionalAction"):
             nargs = "0"
@@ -253,10 +173,10 @@ class Extractor:
                 flags = flags + ["--no-" + f[2:] for f in flags if f.startswith("--")]
         elif action not in ("store", "append", "extend"):
             self.errors.append(f"{path}:{call.lineno}: custom action {action}")
-        dest_n = _kw(call, "dest")
+        dest_n = kwarg(call, "dest")
         longs = [f for f in flags if f.startswith("--")]
-        dest = _const(dest_n) if dest_n is not None else (longs or flags)[0].lstrip("-").replace("-", "_")
-        self._add(Option(flags, dest, action, nargs, typ, self._pid(pid, conds, path, call), f"{path}:{call.lineno}"))
+        dest = literal(dest_n) if dest_n is not None else (longs or flags)[0].lstrip("-").replace("-", "_")
+        self.options.append(Option(flags, dest, action, nargs, typ, self._pid(pid, conds, path, call), f"{path}:{call.lineno}"))
 
     def _pid(self, pid, conds, path, node):
         # `if not any(... for action in parser._actions)`: a guard against adding a group twice;
@@ -268,161 +188,35 @@ class Extractor:
             self.errors.append(f"{path}:{node.lineno}: argument under an unlisted condition {other}")
         return CONDITIONS[real[-1]][0] if real else pid
 
-    def _add(self, opt: Option) -> None:
-        self.options.append(opt)
-
     # ---- ArgumentGroupFactory --------------------------------------------------------------------
     def _factory(self, path, fac: ast.Call, at: ast.Call, pid, conds):
         cls_n = fac.args[0]
-        exclude = set(_const(_kw(fac, "exclude")) or ()) if _kw(fac, "exclude") is not None else set()
-        if isinstance(_kw(fac, "exclude"), ast.Name):  # exclude=<local list>
-            exclude = self._local_list(path, at, _kw(fac, "exclude").id)
+        exclude = set(literal(kwarg(fac, "exclude")) or ()) if kwarg(fac, "exclude") is not None else set()
+        if isinstance(kwarg(fac, "exclude"), ast.Name):  # exclude=<local list>
+            exclude = self._local_list(path, at, kwarg(fac, "exclude").id)
         hit = self.src.resolve(path, ast.unparse(cls_n).split(".")[-1])
         if not hit:
             self.errors.append(f"{path}:{fac.lineno}: cannot find {ast.unparse(cls_n)}")
             return
         cpath, cls = hit
-        for fname, (fpath, ann, value) in self._fields(cpath, cls).items():
+        for fname, (fpath, ann, value) in self.factory.fields(cpath, cls).items():
             if fname in exclude:
                 continue
-            opt = self._field_option(fpath, fname, ann, value, cls.name, path, fac)
+            opt = self.factory.option(fpath, fname, ann, value, cls.name, path, fac)
             if opt is not None:
                 opt.provider = self._pid(pid, conds, path, fac)
-                self._add(opt)
+                self.options.append(opt)
 
     def _local_list(self, path, at, name):
         for node in ast.walk(self.src.tree(path)):
             if isinstance(node, ast.FunctionDef) and node.lineno <= at.lineno <= (node.end_lineno or 0):
                 for st in ast.walk(node):
                     if isinstance(st, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in st.targets):
-                        v = _const(st.value)
+                        v = literal(st.value)
                         if isinstance(v, list):
                             return set(v)
         self.errors.append(f"{path}:{at.lineno}: exclude list {name} not literal")
         return set()
-
-    def _fields(self, path, cls: ast.ClassDef, depth=0) -> dict:
-        """Dataclass fields in the order dataclasses gives them: bases first (reverse MRO, only the
-        first-base chains here), a redefinition keeps the base's position."""
-        out: dict = {}
-        for b in reversed(cls.bases):
-            name = ast.unparse(b).split(".")[-1]
-            hit = self.src.resolve(path, name)
-            if hit and isinstance(hit[1], ast.ClassDef) and depth < 10:
-                out.update(self._fields(hit[0], hit[1], depth + 1))
-        for st in cls.body:
-            if isinstance(st, ast.AnnAssign) and isinstance(st.target, ast.Name):
-                ann = ast.unparse(st.annotation)
-                if ann.startswith(("ClassVar", "typing.ClassVar", "InitVar", "dataclasses.InitVar", "KW_ONLY")):
-                    continue
-                out[st.target.id] = (f"{path}:{st.lineno}", st.annotation, st.value)
-        return out
-
-    def _is_enum(self, path, name) -> bool:
-        hit = self.src.resolve(path, name)
-        if not hit or not isinstance(hit[1], ast.ClassDef):
-            return False
-        for b in hit[1].bases:
-            bn = ast.unparse(b).split(".")[-1]
-            if bn in ("Enum", "IntEnum", "StrEnum", "Flag", "IntFlag") or self._is_enum(hit[0], bn):
-                return True
-        return False
-
-    def _infer(self, path, ann) -> dict | None:
-        """argument_utils._extract_type, on the annotation's syntax; None where it raises."""
-        if isinstance(ann, ast.Constant) and ann.value is None:
-            return {"type": "None"}
-        if isinstance(ann, (ast.Name, ast.Attribute)):
-            name = ast.unparse(ann)
-            if name in ("Callable", "typing.Callable", "Any", "typing.Any", "Optional", "List", "Dict",
-                        "Tuple", "dict", "tuple", "list"):
-                return None if name not in ("dict", "tuple", "list") else {"type": name}
-            if self._is_enum(path, name.split(".")[-1]):
-                return {"type": f"enum:{name.split('.')[-1]}", "nargs": "None"}
-            return {"type": name}
-        union = None
-        if isinstance(ann, ast.BinOp) and isinstance(ann.op, ast.BitOr):
-            union = _flatten_or(ann)
-        elif isinstance(ann, ast.Subscript):
-            head = ast.unparse(ann.value).split(".")[-1]
-            elts = ann.slice.elts if isinstance(ann.slice, ast.Tuple) else [ann.slice]
-            if head == "Optional":
-                union = [elts[0], ast.Constant(None)]
-            elif head == "Union":
-                union = elts
-            elif head in ("list", "List"):
-                if len(elts) != 1:
-                    return None
-                inner = self._infer(path, elts[0])
-                if inner is None:
-                    return None
-                return {**inner, "nargs": "+"}
-            elif head == "Literal":
-                vals = [_const(e) for e in elts]
-                return {"type": type(vals[0]).__name__ if vals else "str", "choices": vals}
-            else:
-                return None
-        if union is not None:
-            if len(union) >= 2 and isinstance(union[1], ast.Constant) and union[1].value is None:
-                return self._infer(path, union[0])
-            return None
-        return None
-
-    def _field_option(self, fpath, fname, ann, value, cls_name, at_path, at):
-        default = value
-        meta = None
-        if isinstance(value, ast.Call) and _callee(value) == "field":
-            default = _kw(value, "default")
-            init = _kw(value, "init")
-            if init is not None and _const(init) is False:
-                return None
-            md = _kw(value, "metadata")
-            if isinstance(md, ast.Dict):
-                for k, v in zip(md.keys, md.values):
-                    if _const(k) == "argparse_meta":
-                        meta = v
-            if default is None and _kw(value, "default_factory") is not None:
-                default = "FACTORY"
-        inferred = self._infer(fpath.split(":")[0], ann)
-        flags = ["--" + fname.replace("_", "-")]
-        action, nargs, typ = "store", "None", ""
-        if inferred is None and meta is None:
-            self.errors.append(f"{fpath}: {cls_name}.{fname}: type {ast.unparse(ann)} not inferable and no argparse_meta")
-            return None
-        if inferred is not None:
-            typ = inferred.get("type", "")
-            nargs = inferred.get("nargs", "None")
-            if typ == "bool":
-                is_false = isinstance(default, ast.Constant) and default.value in (False, 0) and default.value is not None
-                action = "store_true" if is_false else "store_false"
-                nargs, typ = "0", ""
-                if action == "store_false":
-                    flags = ["--no-" + fname.replace("_", "-"), "--disable-" + fname.replace("_", "-")]
-        dest = fname
-        if meta is not None:
-            if not isinstance(meta, ast.Dict):
-                self.errors.append(f"{fpath}: argparse_meta is not a dict literal")
-                return None
-            for k, v in zip(meta.keys, meta.values):
-                key = _const(k)
-                if key == "arg_names":
-                    flags = _const(v)
-                elif key == "dest":
-                    dest = _const(v)
-                elif key == "nargs":
-                    nargs = str(_const(v))
-                elif key == "action":
-                    action = _const(v) if isinstance(v, ast.Constant) else ast.unparse(v)
-                    if action in NO_VALUE_ACTIONS or action.endswith("BooleanOptionalAction"):
-                        nargs, typ = "0", ""
-                    elif action != "store":
-                        self.errors.append(f"{fpath}: custom action {action}")
-                    elif nargs == "0":
-                        nargs = "None"
-                elif key == "type":
-                    typ = ast.unparse(v)
-        return Option(list(flags), dest, action, nargs, typ, "", fpath.replace(":", ":", 1),
-                      via=f"{cls_name} via {at_path}:{at.lineno}")
 
     # ---- entry points ----------------------------------------------------------------------------
     def entries(self) -> list[Entry]:
@@ -438,18 +232,18 @@ class Extractor:
                 target = posixpath.normpath(posixpath.join(posixpath.dirname(path), run))
                 out.append(Entry(path, providers=[("=" + target, "", f"{path}")]))
                 continue
-            calls = [c for c in ast.walk(tree) if isinstance(c, ast.Call) and _callee(c) in PARSE_FNS
-                     and _imports_from_arguments(tree, _callee(c))]
+            calls = [c for c in ast.walk(tree) if isinstance(c, ast.Call) and callee(c) in PARSE_FNS
+                     and _imports_from_arguments(tree, callee(c))]
             if not calls:
                 continue
             e = Entry(path)
             e.providers.append(("core", "", f"{CORE_FILE}:{self.core_line}"))
             e.providers.append(("kitchen", CONDITIONS["HAVE_KITCHEN"][1], f"{CORE_FILE}:{self.kitchen_line}"))
             for c in calls:
-                ign = _kw(c, "ignore_unknown_args")
-                if ign is not None and _const(ign) is not False:
+                ign = kwarg(c, "ignore_unknown_args")
+                if ign is not None and literal(ign) is not False:
                     e.strict = False
-                prov = _kw(c, "extra_args_provider") or (c.args[0] if c.args else None)
+                prov = kwarg(c, "extra_args_provider") or (c.args[0] if c.args else None)
                 if prov is None or (isinstance(prov, ast.Constant) and prov.value is None):
                     continue
                 needs = ""
@@ -474,21 +268,6 @@ class Extractor:
         return out
 
 
-def _flatten_or(node):
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
-        return _flatten_or(node.left) + _flatten_or(node.right)
-    return [node]
-
-
-def _callee(call: ast.Call) -> str | None:
-    f = call.func
-    if isinstance(f, ast.Name):
-        return f.id
-    if isinstance(f, ast.Attribute):
-        return f.attr
-    return None
-
-
 def _has_main(tree) -> bool:
     for n in ast.walk(tree):
         if isinstance(n, ast.Compare) and isinstance(n.left, ast.Name) and n.left.id == "__name__":
@@ -501,14 +280,14 @@ def _module_level_parse(tree) -> bool:
     for st in tree.body:
         if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue
-        if any(isinstance(n, ast.Call) and _callee(n) in PARSE_FNS for n in ast.walk(st)):
+        if any(isinstance(n, ast.Call) and callee(n) in PARSE_FNS for n in ast.walk(st)):
             return True
     return False
 
 
 def _runpy_target(tree) -> str | None:
     for n in ast.walk(tree):
-        if isinstance(n, ast.Call) and _callee(n) == "run_path":
+        if isinstance(n, ast.Call) and callee(n) == "run_path":
             for c in ast.walk(n):
                 if isinstance(c, ast.Constant) and isinstance(c.value, str) and c.value.endswith(".py"):
                     return c.value
