@@ -9,7 +9,7 @@ from netlint.nccl.values import int_value
 from netlint.rules.base import Rule
 
 TC_VARS = ("NCCL_IB_TC", "NCCL_IB_FIFO_TC", "NCCL_GIN_IB_TC")
-PREFERRED_DSCP = 26   # NVIDIA's RoCE convention (NCCL_IB_TC=106): research/nccl.md §0.4, M10
+PREFERRED_DSCP = 26   # NVIDIA's RoCE class (Cumulus RoCE default); NCCL_IB_TC=106 = 26<<2 | ECT(0)
 
 
 def _intent(ws):
@@ -116,9 +116,14 @@ class IbTcLossyClass(Rule):
     keeping the two ECN bits; for an unset variable a new line. Unsafe: it moves the fabric's RDMA
     traffic to another class.
 
-    Source: research/nccl.md §2.4 (`net_ib/connect.cc:20, 419`: TC → `grh.traffic_class`; DSCP =
-    TC >> 2; default 0), §0.4, M10 (openucx/ucx#10325; NVIDIA/nccl#378 via research/switch-qos.md
-    R1/R20: SONiC AZURE maps DSCP 26 → TC 1); research/switch-qos.md (SAI default TC 0).
+    Source: NVIDIA/nccl@5067397c (2.30.7) `src/transport/net_ib/connect.cc` L20-21 (`NCCL_IB_TC`,
+    `NCCL_IB_FIFO_TC`), L412-419 (on RoCE the value goes unchanged into `ah_attr.grh.traffic_class`,
+    the IP ToS byte), L634-635 (`NCCL_IB_TC_DEFAULT 0`), `src/transport/net_ib/gin.cc` L47
+    (`NCCL_GIN_IB_TC`); RFC 2474 and RFC 3168 (DSCP = the upper six bits of that byte, ECN the lower
+    two); sonic-net/sonic-buildimage@086b03bd `files/build_templates/qos_config.j2` L269-335 (AZURE:
+    DSCP 26 → TC 1) and L470-474 (PFC on 3,4); opencomputeproject/SAI `inc/saiport.h`
+    `SAI_PORT_ATTR_QOS_DEFAULT_TC` (default 0: the TC of a DSCP no map names); openucx/ucx#10325
+    (one side sent DSCP 0); NVIDIA/nccl#378.
     """
 
     code = "XC601"

@@ -29,9 +29,11 @@ class IbHcaUnknownDevice(Rule):
     `mlx5_12` between unlisted `mlx5_1` and `mlx5_2` gets both suggestions and no fix); `=` (exact match) for a prefix collision. Unsafe: the
     job then uses other devices.
 
-    Source: research/nccl.md §2.3 (`net_ib/init.cc:317-370` matchIfList; fallback to Socket,
-    `plugin/net.cc:320-350`), M6 (NVIDIA/nccl#952), M7 (NVIDIA/nccl PR #236; llm-d/llm-d-benchmark
-    PR #1862 typo `mlxl5_7`).
+    Source: NVIDIA/nccl@5067397c (2.30.7) `src/transport/net_ib/init.cc` L319-370 (`NCCL_IB_HCA`:
+    `parseStringList`, then `matchIfList`, prefix unless `=`, the port compared), L470 ("NET/IB : No
+    device found."), `src/misc/utils.cc` L218-240; `src/plugin/net.cc` L321-351 (the next plugin,
+    Socket, is used unless `NCCL_NET` names one); NCCL User Guide, Environment Variables:
+    NCCL_IB_HCA; NVIDIA/nccl#952, #236; llm-d/llm-d-benchmark#1862 (typo `mlxl5_7`).
     """
 
     code = "XC602"

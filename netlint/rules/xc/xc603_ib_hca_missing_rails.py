@@ -25,7 +25,10 @@ class IbHcaMissingRails(Rule):
 
     Fix: the inventory's rail HCAs in rail order (unsafe: the job then uses more NICs).
 
-    Source: research/nccl.md M8 (getainode/ainode PR #89: position pairing), §2.3 (matchIfList).
+    Source: NVIDIA/nccl@5067397c (2.30.7) `src/transport/net_ib/init.cc` L319-370 and
+    `src/misc/utils.cc` L218-240 (only the HCAs the list selects are opened); NCCL User Guide,
+    Environment Variables: NCCL_IB_HCA; getainode/ainode#89 (HCAs listed in different orders on two
+    nodes: `ibv_modify_qp` … 110 Connection timed out).
     """
 
     code = "XC603"

@@ -25,8 +25,10 @@ class SocketIfnameNoInterface(Rule):
 
     Fix: none automatic (which interface carries bootstrap traffic is a choice).
 
-    Source: research/nccl.md §2.3 (`misc/utils.cc` matchIfList; `misc/socket.cc:190-225`), M3
-    (NVIDIA/nccl#1837; marin-community/marin#7018, #6940), M5 (nccl-tests#219).
+    Source: NVIDIA/nccl@5067397c (2.30.7) `src/misc/utils.cc` L218-240 (`matchIf`, `matchIfList`),
+    `src/misc/socket.cc` L196-202 (a set `NCCL_SOCKET_IFNAME` is used as given: "find or fail", no
+    fallback to other interfaces); NCCL User Guide, Environment Variables: NCCL_SOCKET_IFNAME;
+    NVIDIA/nccl#1837; marin-community/marin#7018, #6940; NVIDIA/nccl-tests#219.
     """
 
     code = "XC604"

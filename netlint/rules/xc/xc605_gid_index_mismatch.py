@@ -38,9 +38,12 @@ class GidIndexMismatch(Rule):
 
     Fix: the inventory's index (unsafe).
 
-    Source: research/nccl.md §2.4 (`net_ib/connect.cc:12`, auto GID selection `ncclIbGetGidIndex`;
-    TAGS: default 0 in v2.3.5 … v2.20.5, -1 from v2.21.5), M9 (NVIDIA/nccl#426, #769, #1131;
-    pytorch/pytorch#81628; Juniper JVD App. D).
+    Source: NVIDIA/nccl@5067397c (2.30.7) `src/transport/net_ib/connect.cc` L12 (`NCCL_IB_GID_INDEX`
+    default -1 = auto), L298-330 (`ncclIbGetGidIndex`: on RoCE without an index, a valid non
+    link-local GID of `NCCL_IB_ADDR_FAMILY` and RoCE version `NCCL_IB_ROCE_VERSION_NUM`, default 2);
+    NVIDIA/nccl release tags (default 0 up to v2.20.5-1 `src/transport/net_ib.cc` L80, -1 from
+    v2.21.5-1); NVIDIA/nccl#426, #769 (mlx5 GID table), #1131; pytorch/pytorch#81628; Juniper JVD,
+    Appendix D.
     """
 
     code = "XC605"

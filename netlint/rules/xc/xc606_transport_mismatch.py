@@ -8,9 +8,9 @@ from netlint.nccl.registry import registry
 from netlint.nccl.values import int_value
 from netlint.rules.base import Rule
 
-# RoCE-only: read only when the port's link layer is Ethernet (auto GID selection; research §2.4).
+# RoCE-only: read only when the port's link layer is Ethernet (NCCL 2.30.7 ncclIbGetGidIndex).
 ROCE_ONLY = ("NCCL_IB_GID_INDEX", "NCCL_IB_ROCE_VERSION_NUM", "NCCL_IB_ADDR_FAMILY", "NCCL_IB_ADDR_RANGE")
-# Socket-transport tuning (DOC: only the Socket transport; research M24).
+# Socket-transport tuning (NCCL 2.30.7 transport/net_socket.cc; NCCL User Guide).
 SOCKET_ONLY = ("NCCL_NSOCKS_PERTHREAD", "NCCL_SOCKET_NTHREADS")
 # IB-family names that matter even without RDMA (turning IB off is how Ethernet setups say so).
 IB_NEUTRAL = ("NCCL_IB_DISABLE",)
@@ -42,8 +42,12 @@ class TransportMismatch(Rule):
 
     Fix: remove the line (no automatic fix).
 
-    Source: research/nccl.md §2.4 (GID index used only for an Ethernet link layer, `net_ib/connect.cc:12`),
-    M24 (DOC; NVIDIA/nccl#438), §0.4.
+    Source: NVIDIA/nccl@5067397c (2.30.7) `src/transport/net_ib/connect.cc` L298-330
+    (`ncclIbGetGidIndex`: on an InfiniBand link layer GID 0, or the routable-FLID GID, is used and
+    the RoCE variables are not read), `src/transport/net_socket.cc` L198-199
+    (`NCCL_NSOCKS_PERTHREAD`, `NCCL_SOCKET_NTHREADS` are Socket-transport parameters); NCCL User
+    Guide, Environment Variables: NCCL_IB_GID_INDEX, NCCL_SOCKET_NTHREADS, NCCL_NSOCKS_PERTHREAD;
+    NVIDIA/nccl#438.
     """
 
     code = "XC606"
