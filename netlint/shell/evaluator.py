@@ -31,6 +31,7 @@ class Evaluator(Reading, ControlFlow, Expansion, NestedScripts):
         self.env = env
         self.read = read
         self.functions: dict[str, tuple[Any, Frame]] = {}
+        self.returns: list[list[dict[str, Var]]] = []   # per function call: environments of early returns
         self.cond = 0           # > 0 inside undecided branches / loop bodies
         self.depth = 0
         self.parent: Command | None = None
@@ -226,6 +227,12 @@ class Evaluator(Reading, ControlFlow, Expansion, NestedScripts):
             return
         if body.type == "command":
             self._command(body, f, redirects, heredoc_nodes[0] if heredoc_nodes else None)
+        elif body.type == "pipeline" and redirects and body.named_children[-1].type == "command":
+            # tree-sitter hangs `a | b > f` on the pipeline; in bash the redirection is b's
+            *first, last = body.named_children
+            for c in first:
+                self._stmt(c, f)
+            self._command(last, f, redirects)
         else:
             self._stmt(body, f)
 
