@@ -24,6 +24,7 @@ from importlib import resources
 
 from netlint.located import Scalar
 from netlint.models.job import Arg
+
 # research/jobs.md §1b "Legacy / alias spellings": parsed, then rejected or redirected by validate_args.
 LEGACY = {
     "--model-parallel-size": ("--tensor-model-parallel-size",

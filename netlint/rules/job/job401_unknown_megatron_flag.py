@@ -124,6 +124,10 @@ class UnknownMegatronFlag(Rule):
         msg = (f"{script} is not a Megatron-LM entry point netlint knows; Megatron-LM's core parser does "
                f"not define {names}: the script must add them (extra_args_provider) or the launch stops "
                f"with 'unrecognized arguments'")
+        close = [(a.name, megatron.suggest(a.name)) for a in flags]
+        close = [f"{n} (core has {h})" for n, h in close if h]
+        if close:  # a hint only: the script may define its spelling on purpose, so no rename
+            msg += "; close to a core flag: " + ", ".join(close[:3])
         related = [Related(a.flag.span, f"{a.name}") for a in flags[1:] if a.flag.span.line > 0]
         yield self.finding(msg, flags[0].flag.span, key=key(job, "unknown-entry"), severity=Severity.INFO,
                            related=related + origin(flags[0].flag))

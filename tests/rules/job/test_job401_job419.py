@@ -97,7 +97,7 @@ def test_unknown_entry_is_one_info_without_fix(tmp_path, entry):
     f = only(report, "JOB401")
     assert at(f) == (2, col(line, "--my-own-flag"))
     assert f.severity == Severity.INFO and f.fix is None
-    assert "--my-own-flag" in f.message and "--tensor-model-parallel" in f.message
+    assert "--my-own-flag" in f.message and "(core has --tensor-model-parallel-size)" in f.message
     assert [r.span.col for r in f.related] == [col(line, "--tensor-model-parallel")]
     assert not codes(report, "JOB419")  # its parser is not known
 
