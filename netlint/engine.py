@@ -93,6 +93,12 @@ def load_file(cand: Candidate) -> FileResult:
                 models.append((loader.kind, item))
     if not claimed and cand.explicit:
         findings.extend(_unrecognised(src))
+    if any(f.code == "NL003" for f in findings):  # a template (sed/envsubst/Helm placeholders) is no config
+        from netlint.jobs.templates import template_or_parse_error
+
+        template, findings = template_or_parse_error(src, findings)
+        if template is not None:
+            models.append(("templates", template))
     src.drop_parsed()  # models keep what rules need; the whole located tree would only cost memory
     return FileResult(cand.rel, src, models, findings, claimed, frozenset(kinds))
 
@@ -192,6 +198,9 @@ def _lint(opts: Options) -> Report:
 
         ws.targets = expand(ws, results, given, config, wanted, lambda more: _load_all(more, opts.jobs),
                             lambda new: _join(ws, new, findings))
+    from netlint.jobs.pairing import join as join_deepspeed
+
+    findings.extend(join_deepspeed(ws))  # config + hostfile jobs, templates no script fills
     findings.extend(run_rules(ws))
     checked = {r.rel for r in results if r.claimed}
     kept = filter_findings(findings, ws, config, opts, checked)

@@ -27,6 +27,7 @@ class Workspace:
     nics: list[Any] = field(default_factory=list)
     nccl_envs: list[Any] = field(default_factory=list)
     jobs: list[Any] = field(default_factory=list)
+    templates: list[Any] = field(default_factory=list)  # netlint.jobs.templates.Template: filled, not read
     sources: dict[str, "SourceFile"] = field(default_factory=dict)
     # Files the user asked about (None = all). pre-commit passes a subset; context files are
     # still loaded so cross-file rules see the whole picture.

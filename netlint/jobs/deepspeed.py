@@ -1,6 +1,6 @@
 """DeepSpeed configs (``ds_config.json``) and hostfiles.
 
-DeepSpeed loads the config with hjson (runtime/config.py L709-721: ``//``/``#`` comments, trailing
+DeepSpeed loads the config with hjson (deepspeedai/DeepSpeed@38327e07 deepspeed/runtime/config.py L709-721: ``//``/``#`` comments, trailing
 commas allowed; duplicate keys an error). netlint parses strict JSON with positions
 (:func:`netlint.located.parse_json`); when that fails it retries after blanking comments and
 trailing commas in place (same offsets, so every span stays exact) and records that the file is not
@@ -128,7 +128,7 @@ _HOST = re.compile(r"^(\S+)\s+slots=(\d+)")
 
 
 def parse_hostfile(file: str, text: str) -> Hostfile:
-    """DS runner ``_parse_hostfile`` (launcher/runner.py L226-255): ``^(\\S+)\\s+slots=(\\d+)`` on the
+    """DS runner ``_parse_hostfile`` (deepspeedai/DeepSpeed@38327e07 deepspeed/launcher/runner.py L226-255): ``^(\\S+)\\s+slots=(\\d+)`` on the
     stripped line; ``#`` lines and blank lines skipped; a repeated host and a non-matching line are
     errors."""
     from netlint.shell.model import FileText

@@ -130,6 +130,10 @@ def jobs_from_script(file: str, script: Script, sbatch: dict[str, Scalar], abspa
 
 
 def attach_ds_config(job: TrainingJob, script: Script, abspath: Path | None) -> None:
+    from netlint.jobs.fill import fill_ds_config
+    from netlint.jobs.pairing import attach_launch_hostfile
+
+    attach_launch_hostfile(job, abspath)
     ref = job.ds_config_ref
     if ref is None:
         return
@@ -139,6 +143,8 @@ def attach_ds_config(job: TrainingJob, script: Script, abspath: Path | None) -> 
         if hd.target is not None and hd.target.text == getattr(ref, "text", ref.value):
             job.ds_config = config_from_heredoc(hd)
             return
+    if fill_ds_config(job, script, abspath):  # written by sed/envsubst from a template
+        return
     if isinstance(ref.value, str) and abspath is not None:
         path = abspath.parent / ref.value
         if path.is_file():

@@ -1,5 +1,7 @@
 """DeepSpeed ``ds_config.json`` files (kind ``jobs``): read like DeepSpeed does (hjson-tolerant), with
-positions. See :mod:`netlint.jobs.deepspeed`."""
+positions. See :mod:`netlint.jobs.deepspeed`. A file with placeholders that a script fills
+(``"train_batch_size": CONFIG_BATCH_SIZE``) is a template, not a config: the engine turns its parse
+error into a :class:`netlint.jobs.templates.Template` (:mod:`netlint.jobs.fill` checks it as filled)."""
 
 from __future__ import annotations
 
@@ -33,8 +35,10 @@ class DeepSpeedConfigLoader(Loader):
         except ParseError as exc:
             root, strict, err = parse_ds_text(src.path, src.text)
             if root is None:
-                yield Finding("NL003", f"JSON does not parse: {exc.message} (DeepSpeed reads hjson, which "
-                              "also fails here)", exc.span, key="parse")
+                # hjson (DeepSpeed's reader) takes an unquoted word to the end of its line as a string,
+                # so it may read this file, with a value that is not what it looks like
+                yield Finding("NL003", f"JSON does not parse: {exc.message} (json-based tools fail; DeepSpeed's "
+                              "hjson reader fails too or reads the unquoted text as a string)", exc.span, key="parse")
                 return
             yield Finding("NL003", "not strict JSON (comments or trailing commas): DeepSpeed reads it as "
                           "hjson, but json-based tools (HF Trainer, Accelerate) will fail", exc.span,

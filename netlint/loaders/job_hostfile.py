@@ -1,4 +1,6 @@
-"""DeepSpeed / gpt-neox hostfiles (``host slots=N`` per line; research/jobs.md §2b)."""
+"""DeepSpeed / gpt-neox hostfiles (``host slots=N`` per line; deepspeedai/DeepSpeed@38327e07
+deepspeed/launcher/runner.py L226-255). A config and a hostfile of one folder form a job
+(:mod:`netlint.jobs.pairing`)."""
 
 from __future__ import annotations
 

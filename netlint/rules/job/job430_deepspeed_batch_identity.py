@@ -5,7 +5,7 @@ from netlint.jobs.values import as_int
 from netlint.located import Scalar
 from netlint.models.job import DsConfig, training_jobs
 from netlint.rules.base import Rule
-from netlint.rules.job.common import related
+from netlint.rules.job.common import origin, related
 
 
 class DeepSpeedBatchIdentity(Rule):
@@ -16,7 +16,12 @@ class DeepSpeedBatchIdentity(Rule):
     GPU count). Checked when all three keys are present (world needed only then) or when the batch is
     not even a multiple of micro × accumulation; also when the Megatron arguments of the same launch
     disagree with the config (``--global-batch-size`` vs ``train_batch_size``, ``--micro-batch-size``
-    vs ``train_micro_batch_size_per_gpu``).
+    vs ``train_micro_batch_size_per_gpu``). The world size comes from the launch (torchrun, Slurm,
+    ``deepspeed --hostfile H`` with H in the repository) or, for a config with a hostfile in its
+    folder and no launch there, from the hostfile's slots with DP = world (DeepSpeed uses the whole
+    world when the training script passes no model-parallel unit). A config that a script fills from
+    a template (``sed "s/CONFIG_BATCH_SIZE/${GBS}/" template > config``) is checked as filled; the
+    finding points at the placeholder in the template and at the ``sed`` word that gave the value.
 
     **Why**: "Check batch related parameters. train_batch_size is not equal to micro_batch_per_gpu *
     gradient_acc_step * world_size {tb} != {mb} * {gas} * {ws}" (runtime/config.py L919-934). When a key
@@ -33,7 +38,10 @@ class DeepSpeedBatchIdentity(Rule):
     micro and accumulation keeps what each rank does per step, which is what DeepSpeed would run with.
     When DP is unknown (a config on its own) there is no fix: the product cannot be known.
 
-    **Source**: research/jobs.md §3b #1-#3, §6 (BLOOM writes both from the same variables).
+    **Source**: deepspeedai/DeepSpeed@38327e07 deepspeed/runtime/config.py L724-733 (world size: the
+    mpu's data-parallel size, else ``dist.get_world_size()``), L919-975 (the check and the derived
+    keys); deepspeed/launcher/runner.py L226-255, L502-514 (hostfile slots, ``--num_nodes``,
+    ``--num_gpus``).
     """
 
     code = "JOB430"
@@ -67,10 +75,12 @@ class DeepSpeedBatchIdentity(Rule):
             if tb.value % (mb.value * gas.value):
                 yield self.finding(f"train_batch_size {tb.value} is not a multiple of micro {mb.value} × accumulation "
                                    f"{gas.value}", tb.span, key=f"{cfg.file}:batch",
-                                   fix=self._fix(ws, cfg, job, tb, mb.value * gas.value * world) if world else None)
+                                   fix=self._fix(ws, cfg, job, tb, mb.value * gas.value * world) if world else None,
+                                   related=origin(tb, "value filled in here"))
             elif world and tb.value != mb.value * gas.value * world:
                 yield self.finding(f"train_batch_size {tb.value} != {mb.value} × {gas.value} × {world} (DP)", tb.span,
-                                   key=f"{cfg.file}:batch", fix=self._fix(ws, cfg, job, tb, mb.value * gas.value * world))
+                                   key=f"{cfg.file}:batch", fix=self._fix(ws, cfg, job, tb, mb.value * gas.value * world),
+                                   related=self._where(job, tb))
         elif tb and mb and world and tb.value % (mb.value * world):
             yield self.finding(f"train_batch_size {tb.value} is not divisible by micro {mb.value} × DP {world}: "
                                "DeepSpeed's derived accumulation fails the batch check", tb.span, key=f"{cfg.file}:batch")
@@ -83,6 +93,15 @@ class DeepSpeedBatchIdentity(Rule):
                 yield self.finding(f"ds_config train_micro_batch_size_per_gpu {mb.value} differs from "
                                    f"--micro-batch-size {m.value}", mb.span, key=f"{cfg.file}:mbs-mismatch",
                                    related=related((m, "--micro-batch-size")))
+
+    @staticmethod
+    def _where(job, tb: Scalar) -> list:
+        """The hostfile that gave the world size, and the sed word that filled the batch."""
+        out = list(origin(tb, "value filled in here"))
+        hf = getattr(job, "hostfile", None)
+        if hf is not None and job.world_size is not None and job.world_size.span.file == hf.file:
+            out += related((job.world_size, f"world size {job.world_size.value}: the slots of this hostfile"))
+        return out
 
     def _fix(self, ws, cfg: DsConfig, job, tb: Scalar, product: int) -> Fix | None:
         """``train_batch_size`` := micro × accumulation × DP, when every factor is known (see Fix)."""

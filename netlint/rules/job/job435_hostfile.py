@@ -13,11 +13,12 @@ class HostfileEntries(Rule):
 
     **Why**: the DeepSpeed runner parses each line with ``^(\\S+)\\s+slots=(\\d+)`` and raises "Hostfile
     contains a bad entry: {line}" or "Hostfile contains multiple entries for {host}"
-    (launcher/runner.py L226-255). gpt-neox uses the same parser.
+    (deepspeedai/DeepSpeed@38327e07 deepspeed/launcher/runner.py L226-255). gpt-neox uses the same
+    parser.
 
     **Bad**: ``worker-1 gpus=4`` **Good**: ``worker-1 slots=4``
 
-    **Source**: research/jobs.md §2b (hostfile).
+    **Source**: deepspeedai/DeepSpeed@38327e07 deepspeed/launcher/runner.py L226-255 (``_parse_hostfile``).
     """
 
     code = "JOB435"
