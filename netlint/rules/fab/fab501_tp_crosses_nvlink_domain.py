@@ -15,9 +15,9 @@ class TpCrossesNvlinkDomain(Rule):
 
     **Why**: TP does 4 all-reduces of b·s·h activations per layer per micro-batch (Narayanan §3.2;
     8·(t-1)/t·b·s·h bytes per layer) on the critical path. For Llama-3 405B at TP=8 that is ~474 GB per
-    GPU per step: ~1.3 s over NVLink, ~10 s over one 400G NIC in a ~12.5 s step (research/modeling.md
-    §1.12). "Tensor model parallelism should generally be used up to degree g when using g-GPU
-    servers" (Narayanan Takeaway #1).
+    GPU per step: ~1.3 s over NVLink, ~10 s over one 400G NIC in a ~12.5 s step (netlint's
+    arithmetic on Llama 3 Tables 3-4). "Tensor model parallelism should generally be used up to
+    degree g when using g-GPU servers" (Narayanan Takeaway #1).
 
     **Bad**: ``--tensor-model-parallel-size 16`` on 8-GPU nodes **Good**: TP 8 and PP (or DP) × 2
 
@@ -25,7 +25,13 @@ class TpCrossesNvlinkDomain(Rule):
     by the same factor when the layers allow it (the world size still holds; otherwise DP grows).
     Unsafe: it changes the training run.
 
-    **Source**: research/jobs.md §1c (rank order, placement); research/modeling.md §1.7, §1.12.
+    **Source**: NVIDIA/Megatron-LM@d98e8a64 `megatron/core/parallel_state.py` L617 (default rank
+    order `tp-cp-ep-dp-pp`, TP fastest); Narayanan et al., "Efficient Large-Scale Language Model
+    Training on GPU Clusters Using Megatron-LM", SC'21 (arXiv:2104.04473), §3.2 (8bsh(t-1)/t per
+    layer per micro-batch) and Takeaway #1; Llama Team, "The Llama 3 Herd of Models"
+    (arXiv:2407.21783), Tables 3-4 (405B: 126 layers, h 16,384; TP 8, PP 16, 430 TFLOP/s per GPU);
+    NVLink ≈370 GB/s per direction (NVIDIA/nccl-tests#212), 46-48 GB/s per 400G NIC
+    (NVIDIA/nccl-tests#290).
     """
 
     code = "FAB501"

@@ -13,13 +13,19 @@ class EpCpCrossNodes(Rule):
     than the NVLink domain, so MoE all-to-alls or context-parallel K/V exchanges go over the NICs.
 
     **Why**: EP does four all-to-alls per MoE layer per micro-batch, ≈ 2·T·k·h·(a_d+a_c)·(e-1)/e bytes per
-    rank (modeling.md §1.9; measured DeepEP over 400G RDMA: 43-58 GB/s per GPU versus ~155 GB/s on
-    NVLink); CP all-gathers K/V on the critical path (§1.10). Both can be right at scale (DeepSeek-V3
+    rank (uniform routing; measured DeepEP over 400G RDMA: 43-58 GB/s per GPU versus ~155 GB/s on
+    NVLink); CP all-gathers K/V on the critical path. Both can be right at scale (DeepSeek-V3
     crosses nodes on purpose), hence a warning with the traffic they add.
 
     **Bad**: ``--expert-model-parallel-size 16`` on 8-GPU nodes **Good**: EP ≤ 8, or accept it knowingly
 
-    **Source**: research/jobs.md §1c; research/modeling.md §1.9, §1.10.
+    **Source**: NVIDIA/Megatron-LM@d98e8a64 `megatron/core/parallel_state.py` L617 and L870-895 (the
+    expert grid: ETP·EP consecutive ranks); deepseek-ai/DeepEP README (the backward of dispatch is a
+    combine and vice versa) and `docs/legacy.md` at 0297fc80 (normal kernels, H800 + CX7 400G:
+    153-158 GB/s intranode over NVLink, 43-58 GB/s internode over RDMA); DeepSeek-AI, "DeepSeek-V3
+    Technical Report" (arXiv:2412.19437), §3.2 (cross-node expert parallelism);
+    NVIDIA/Megatron-LM@d98e8a64 `docs/user-guide/features/context_parallel.md` L19 (CP all-gathers
+    KV in forward, reduce-scatters its gradients in backward).
     """
 
     code = "FAB502"

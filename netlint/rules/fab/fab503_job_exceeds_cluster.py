@@ -18,7 +18,10 @@ class JobExceedsCluster(Rule):
 
     **Bad**: ``--nproc_per_node 16`` on 8-GPU nodes **Good**: ``--nproc_per_node 8``
 
-    **Source**: research/jobs.md §6 (FAB5xx: nodes and GPUs per node requested vs inventory).
+    **Source**: Slurm sbatch(1) (`--nodes`, `--ntasks-per-node`, `--gres`); pytorch/pytorch@010929fd
+    `torch/distributed/run.py` (`--nproc-per-node`: worker processes per node);
+    microsoft/DeepSpeed@38327e07 `deepspeed/launcher/runner.py` (`--num_nodes`, `--num_gpus`,
+    hostfile `slots`); NeMo `trainer.devices` / `trainer.num_nodes` (PyTorch Lightning Trainer).
     """
 
     code = "FAB503"

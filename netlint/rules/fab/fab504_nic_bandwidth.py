@@ -10,12 +10,13 @@ class NicBandwidth(Rule):
     """The NICs cannot carry the traffic the job must push through them in one step.
 
     **What**: Σ over parallel groups of the bytes per GPU that leave the node (placement on the
-    inventory, hierarchical collectives, §1.4) divided by the step time at the configured MFU is larger
-    than the NIC bandwidth per GPU (line rate × 0.94 achievable, hardware.md §2.5, NICs of a node shared
-    by its GPUs). Then the job is slower than its compute even with perfect overlap (§1.11 hard test).
+    inventory; hierarchical collectives, where a node sends 2(N-1)/N of an all-reduce buffer over its
+    NICs) divided by the step time at the configured MFU is larger than the NIC bandwidth per GPU (line
+    rate × 0.94 achievable, NICs of a node shared by its GPUs). Then the job is slower than its compute
+    even with perfect overlap.
 
     **Why**: e.g. a 7B model, pure DP on 512 GPUs, fp32 gradients: 28 GB per step, ≥ 140 ms even on 8×400G
-    (reference case 3.C-4); on 100GbE (≈ 11.75 GB/s achievable) four times longer.
+    (2·511/512·28 GB over 8 × 50 GB/s); on 100GbE (≈ 11.75 GB/s achievable) four times longer.
 
     **Bad**: 100GbE nodes for a job that needs 48 GB/s per GPU **Good**: 400G per GPU, or less fabric traffic
     (TP inside the node, distributed optimizer, bf16 gradient reduction)
@@ -24,7 +25,14 @@ class NicBandwidth(Rule):
     Step time uses ``mfu`` (default 0.40). When the vocabulary is unknown its FLOPs are left out and a
     10% margin is added so a shorter estimated step cannot raise a false alarm.
 
-    **Source**: research/modeling.md §1.4, §1.5, §1.6, §1.11, §2.5, §3.C-4, §3.C-8/9.
+    **Source**: NVIDIA/nccl-tests `doc/PERFORMANCE.md` at 03a204a1 (all-reduce sends 2(n-1)/n of the
+    buffer per rank); Rajbhandari et al., "ZeRO: Memory Optimizations Toward Training Trillion
+    Parameter Models", SC'20 (arXiv:1910.02054), §7 (data-parallel volume 2Ψ, 3Ψ with ZeRO-3);
+    Narayanan et al., "Efficient Large-Scale Language Model Training on GPU Clusters Using
+    Megatron-LM", SC'21 (arXiv:2104.04473), §3.3; NVIDIA/Megatron-LM@d98e8a64
+    `megatron/training/training.py` L802 (`num_floating_point_operations`); achievable NIC
+    bandwidth: "46-48GB/s per NIC" at NDR 400G (NVIDIA/nccl-tests#290), 12.2 GB/s at 100G
+    (NVIDIA/nccl-tests#29).
     """
 
     code = "FAB504"

@@ -22,7 +22,11 @@ class PipelineBubble(Rule):
 
     **Options**: ``[tool.netlint.rules.FAB505] max_bubble = 0.25``.
 
-    **Source**: research/modeling.md §1.8, §3.C-6; reference case "bubble p=4, m=8, v=2" (§3.B).
+    **Source**: Narayanan et al., "Efficient Large-Scale Language Model Training on GPU Clusters
+    Using Megatron-LM", SC'21 (arXiv:2104.04473), §2.2.1 (bubble time fraction (p-1)/m) and §2.2.2
+    (interleaved: (1/v)·(p-1)/m); Llama Team, "The Llama 3 Herd of Models" (arXiv:2407.21783),
+    §3.3.2 ((PP-1)/(V·M)); the share of the step is (p-1)/(v·m + p-1) (e.g. p=4, m=8, v=2: 18.75 %
+    of the ideal time, 15.8 % of the step).
     """
 
     code = "FAB505"
