@@ -77,6 +77,11 @@ def _opts(argv: list[Scalar], i: int, spec: dict[str, bool]) -> tuple[dict[str, 
     while i < len(argv):
         w = argv[i]
         v = w.value
+        opt = _option_with_unknown_value(w)
+        if opt is not None:  # `--rdzv_id=$SLURM_JOB_ID`: an option whose value only the run knows
+            out[opt[0].replace("_", "-")] = opt[1]
+            i += 1
+            continue
         if not isinstance(v, str) or not v.startswith("-") or v in ("-", "--"):
             if v == "--":
                 i += 1
@@ -106,6 +111,14 @@ def _srun_opts(argv: list[Scalar], i: int) -> tuple[dict[str, Scalar], int]:
     while i < len(argv):
         w = argv[i]
         v = w.value
+        opt = _option_with_unknown_value(w)
+        if opt is not None:
+            out[SRUN_SHORT.get(opt[0], opt[0])] = opt[1]
+            i += 1
+            continue
+        if not isinstance(v, str) and _launcher_follows(argv, i + 1):
+            i += 1  # `srun ${AUTO_RESUME} -l torchrun …`: an option word only the run knows
+            continue
         if not isinstance(v, str) or not v.startswith("-"):
             break
         body = v.lstrip("-")
@@ -125,6 +138,20 @@ def _srun_opts(argv: list[Scalar], i: int) -> tuple[dict[str, Scalar], int]:
             out[name] = argv[i + 1]
             i += 2
     return out, i
+
+
+def _option_with_unknown_value(w: Scalar) -> tuple[str, Scalar] | None:
+    """``--name=$X`` with ``$X`` unknown: (name, the value part), else None."""
+    v = w.value
+    prefix = getattr(v, "prefix", None)
+    if isinstance(v, str) or not prefix or not prefix.startswith("-") or "=" not in prefix:
+        return None
+    name = prefix.split("=", 1)[0].lstrip("-")
+    return (name, _tail(w, len(prefix))) if name else None
+
+
+def _launcher_follows(argv: list[Scalar], i: int) -> bool:
+    return any(_name(w) in LAUNCHERS or (_name(w) or "").startswith(PYTHONS) for w in argv[i:])
 
 
 def find_launch(cmd: Command) -> Launch | None:

@@ -33,9 +33,35 @@ def _looks_like_training(cmd: "Command") -> bool:
 
     for w in cmd.argv:
         v = w.value
-        if isinstance(v, str) and (v in CORE_FLAGS or v.endswith(".py") or v.rsplit("/", 1)[-1] in _LAUNCH_WORDS):
+        # a word may hold a whole command (`bcprun -c "python pretrain.py …"`)
+        if isinstance(v, str) and any(t in CORE_FLAGS or t.endswith(".py") or t.rsplit("/", 1)[-1] in _LAUNCH_WORDS
+                                      for t in v.split()):
             return True
         if isinstance(v, Unknown) and any(t in w.text for t in ("pretrain", "train.py", "torchrun")):
+            return True
+    return False
+
+
+# Commands that print or pass text on rather than run it.
+_NOT_RUNNERS = {"echo", "printf", "print", "cat", "tee", "logger", "log", "info", "sed", "grep", "awk",
+                "export", "declare", "local", "readonly", "set", "test", "[", "[[", "eval", "bash", "sh",
+                "source", ".", "ssh", "pdsh", "mkdir", "cd", "cp", "mv", "rm", "ls", "sbatch", "salloc",
+                "sleep", "wait", "kill", "trap", "exec", "true", "false", ":", "read", "let", "return", "exit"}
+
+
+def _unknown_launcher(cmd: "Command", script: "Script") -> bool:
+    """``launch python3 train.py …`` / ``bcprun -p 8 -c 'python …'``: a command netlint does not know
+    that runs a Python training entry point given right after it."""
+    head = cmd.argv[0].value
+    if not isinstance(head, str) or head in _NOT_RUNNERS or head in script.functions:
+        return False
+    name = head.rsplit("/", 1)[-1]
+    if name.startswith(("python", "torchrun", "deepspeed", "srun", "mpirun", "mpiexec")):
+        return False
+    for w in cmd.argv[1:6]:
+        v = w.value if isinstance(w.value, str) else w.text
+        first = v.split()[0].rsplit("/", 1)[-1] if v.split() else ""
+        if first.startswith(("python", "torchrun", "deepspeed")) or first.endswith(".py"):
             return True
     return False
 
@@ -57,6 +83,12 @@ def unread_launches(script: "Script", built: list["TrainingJob"]) -> Iterator[Fi
                          head.span, f"unread-launch:{head.span.line}:{head.span.col}")
             continue
         launch = find_launch(cmd)
+        if launch is None and _unknown_launcher(cmd, script):
+            yield _nl012(f"launch not read: `{head.text}` starts this training command, but it is not a "
+                         "launcher netlint knows (torchrun, deepspeed, srun, mpirun, python) nor a function "
+                         "defined in the script; no job was built from this line", head.span,
+                         f"unread-launch:{head.span.line}:{head.span.col}")
+            continue
         if launch is None or (launch.script is not None and not isinstance(launch.script.value, Unknown)
                               and not any(isinstance(w.value, Unknown) for w in launch.script_args)):
             continue

@@ -77,7 +77,7 @@ def parse_text(path: str, text: str, abspath: Path | None = None,
     set: values may be ``str``, :class:`Word` (keeps provenance) or :class:`Unknown`; names in
     ``env`` count as exported."""
     from netlint.shell.evaluator import Evaluator
-    from netlint.shell.values import Var, _Exit, _unknown_var
+    from netlint.shell.values import Var, _Exit, _Return, _unknown_var
     from netlint.shell.provenance import ProvText
 
     script = Script(file=path)
@@ -94,9 +94,11 @@ def parse_text(path: str, text: str, abspath: Path | None = None,
     ev.source_stack.append(path)
     try:
         ev.run_text(ProvText.of_file(ft), path, abspath)
-    except _Exit:
+    except (_Exit, _Return):  # `return` at the top of a file meant to be sourced ends it
         pass
     from netlint.shell.values import _var_word
+
+    script.functions = set(ev.functions)
 
     script.variables = {k: (_elements(v) if v.elems is not None else _var_word(v, k))
                         for k, v in ev.env.items()}

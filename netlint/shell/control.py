@@ -10,7 +10,7 @@ from typing import Callable
 
 from netlint.shell.model import Unknown
 from netlint.shell.merge import _merge
-from netlint.shell.values import (Frame, _Exit, _INT, _in_double_bracket, _is_quoted,
+from netlint.shell.values import (Frame, _Exit, _INT, _Return, _in_double_bracket, _is_quoted,
                                   _unknown_var)
 
 
@@ -115,6 +115,7 @@ class ControlFlow:
         """Run each branch on its own copy of the environment, then merge what survives."""
         base = self.env
         results = []
+        ended: type[Exception] = _Exit
         self.cond += 1
         try:
             for br in branches:
@@ -122,13 +123,17 @@ class ControlFlow:
                 try:
                     br()
                     results.append(self.env)
-                except _Exit:
-                    pass
+                except (_Exit, _Return) as stop:  # this path ends here (`|| exit 1`, `|| return 1`)
+                    ended = type(stop)
+                    if ended is _Return and self.returns:
+                        self.returns[-1].append(self.env)  # the caller may go on from here
         finally:
             self.cond -= 1
         self.env = _merge(base, results, kind) if results else dict(base)
         if not results:
-            raise _Exit()
+            stop = ended()
+            stop.recorded = ended is _Return and bool(self.returns)
+            raise stop
 
     def _if(self, n, f: Frame) -> None:
         clauses = []  # (condition node or None for else, [body nodes])

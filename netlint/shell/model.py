@@ -351,6 +351,7 @@ class Script:
     errors: list[ShellError] = field(default_factory=list)
     notes: list[Note] = field(default_factory=list)
     comment_cuts: list[CommentCut] = field(default_factory=list)
+    functions: set[str] = field(default_factory=set)   # names of the functions the script defines
     variables: dict[str, Word | list[Word]] = field(default_factory=dict)
     exported_names: set[str] = field(default_factory=set)
 

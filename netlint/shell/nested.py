@@ -9,6 +9,7 @@ import posixpath
 
 from netlint.located import Span
 from netlint.shell.model import Command, FileText, HereDoc, Note, Seg, Word
+from netlint.shell.merge import _merge
 from netlint.shell.provenance import ProvText
 from netlint.shell.values import MAX_DEPTH, SHELLS, Frame, Var, _Exit, _Return, _strip_tabs
 
@@ -24,12 +25,23 @@ class NestedScripts:
                 self.env.pop(str(i), None)
         self.env["@"] = Var(None, [list(a.parts) for a in args], False, None)
         self.depth += 1
+        self.returns.append([])
         try:
-            self._stmt(body, bf)
-        except _Return:
-            pass
+            try:
+                self._stmt(body, bf)
+                finals = [self.env]
+            except _Return as stop:
+                # a `return` on an undecided path (`[ -n "$X" ] || return 1`): the caller goes on with
+                # either environment, so the paths that returned early join the one that ran on
+                finals = [] if getattr(stop, "recorded", False) else [self.env]
+            paths = finals + self.returns[-1]
+            if len(paths) > 1:
+                self.env = _merge(self.env, paths)
+            elif paths:
+                self.env = paths[0]
         finally:
             self.depth -= 1
+            self.returns.pop()
             for k, v in saved.items():
                 if v is None:
                     self.env.pop(k, None)
@@ -52,8 +64,9 @@ class NestedScripts:
         self.depth += 1
         try:
             self.run_text(pt, f.path, f.abspath, header=header)
-        except _Exit:
-            pass
+        except (_Exit, _Return):
+            if not child:
+                raise  # `eval exit` / `eval return` act on this shell
         finally:
             self.depth -= 1
             if child:
@@ -140,6 +153,8 @@ class NestedScripts:
         self.depth += 1
         try:
             self.run_text(ProvText.of_file(ft), display, target, header=False)
+        except _Return:
+            pass  # bash: `return` in a sourced file ends that file
         finally:
             self.depth -= 1
             self.source_stack.pop()

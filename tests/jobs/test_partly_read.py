@@ -72,3 +72,31 @@ def test_deepspeed_config_path_decided_at_run_time(tmp_path):
     [(line, col, msg)] = nl012(report)
     assert (line, col) == (2, 152)
     assert msg.startswith("DeepSpeed config path unknown: $C differs between branches")
+
+
+def test_unknown_launcher_command_or_function_from_elsewhere(tmp_path):
+    text = ("source <(curl -L https://example.invalid/utils.sh)\n"
+            f"launch python3 {ARGS}\n"
+            f"echo python {ARGS}\n"
+            'bcprun -p 8 -c "python pretrain.py --micro-batch-size 1"\n')
+    report = lint_repo(tmp_path, {"train.sh": text})
+    found = nl012(report)
+    assert [(line, col) for line, col, _ in found] == [(2, 1), (4, 1)]
+    assert "`launch` starts this training command" in found[0][2]
+
+
+def test_option_with_unknown_value_does_not_end_launcher_options(tmp_path):
+    text = ('TORCHRUN_ARGS="--nproc_per_node=8 --nnodes=2 --rdzv_id=$SLURM_JOB_ID --rdzv_backend=c10d"\n'
+            f"srun ${{AUTO_RESUME}} -l --container-image=$IMG torchrun $TORCHRUN_ARGS {ARGS}\n")
+    report = lint_repo(tmp_path, {"train.sbatch": text})
+    [job] = jobs(report)
+    assert (job.int("world_size"), job.int("tp"), job.int("dp")) == (16, 2, 8)
+    assert "--rdzv_backend" not in job.args and not [f for f in report.findings if f.code == "JOB401"]
+
+
+def test_return_at_the_top_of_a_sourced_helper_ends_it_without_a_crash(tmp_path):
+    text = f"source <(curl -L x) >/dev/null || return 1\ntorchrun --nproc_per_node 8 {ARGS}\nreturn 1\necho after\n"
+    report = lint_repo(tmp_path, {"helpers.sh": text})
+    assert not [f for f in report.findings if f.code == "NL000"]
+    [job] = jobs(report)
+    assert job.int("world_size") == 8
