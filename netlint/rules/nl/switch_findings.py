@@ -16,6 +16,10 @@ class DanglingReference(_EngineRule):
     Bad: `"PORT_QOS_MAP": {"Ethernet0": {"dscp_to_tc_map": "AZURE"}}` with no `DSCP_TO_TC_MAP|AZURE`.
     Good: define `"DSCP_TO_TC_MAP": {"AZURE": {...}}`, or fix the name.
 
-    Source: sonic-buildimage `src/sonic-yang-models` leafrefs (research/switch-qos.md §1a, R25)."""
+    Source: sonic-net/sonic-buildimage@086b03bd `src/sonic-yang-models/yang-models/` leafrefs, e.g.
+    `sonic-port-qos-map.yang` L77-153 (PORT_QOS_MAP → PORT, DSCP_TO_TC_MAP,
+    TC_TO_PRIORITY_GROUP_MAP, TC_TO_QUEUE_MAP, MAP_PFC_PRIORITY_TO_QUEUE, SCHEDULER, …),
+    `sonic-queue.yang` L66-93 (QUEUE → PORT, SCHEDULER, WRED_PROFILE), `sonic-buffer-pg.yang` L42-62
+    (BUFFER_PG → PORT, BUFFER_PROFILE)."""
 
     code, name, summary = "NL011", "dangling-reference", "Reference to an undefined map, profile, scheduler or port"
