@@ -128,6 +128,22 @@ def unknown_sizes(job: "TrainingJob") -> Iterator[Finding]:
         yield _nl012(f"{label} unknown: {u.reason}; checks that need it are skipped", span,
                      f"{job.label}:unknown:{name}")
     ref = job.ds_config_ref
-    if ref is not None and job.ds_config is None and isinstance(ref.value, Unknown):
+    written = _heredoc_for(job)
+    if ref is not None and job.ds_config is None and written is not None:
+        u = next((p.unknown for p in written.body.parts if p.unknown is not None), None)
+        if u is not None:
+            yield _nl012(f"DeepSpeed config not checked: the here-document at line {written.span.line} that "
+                         f"writes it holds a value only the run knows ({u.reason})", u.span if u.span.line > 0
+                         else written.span, f"{job.label}:unknown:ds_config")
+    elif ref is not None and job.ds_config is None and isinstance(ref.value, Unknown):
         yield _nl012(f"DeepSpeed config path unknown: {ref.value.reason}; its batch and ZeRO settings are "
                      "not checked", ref.span, f"{job.label}:unknown:ds_config")
+
+
+def _heredoc_for(job: "TrainingJob"):
+    """The here-document of the job's script that writes its ``--deepspeed_config``, if any."""
+    ref = job.ds_config_ref
+    if ref is None or job.script is None:
+        return None
+    text = getattr(ref, "text", ref.value)
+    return next((hd for hd in job.script.heredocs if hd.target is not None and hd.target.text == text), None)

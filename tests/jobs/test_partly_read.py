@@ -100,3 +100,13 @@ def test_return_at_the_top_of_a_sourced_helper_ends_it_without_a_crash(tmp_path)
     assert not [f for f in report.findings if f.code == "NL000"]
     [job] = jobs(report)
     assert job.int("world_size") == 8
+
+
+def test_heredoc_ds_config_with_a_run_time_value(tmp_path):
+    text = ("STAGE=1\nwhile [[ $# -gt 0 ]]; do case $1 in -z) STAGE=$2; shift;; esac; shift; done\n"
+            'cat <<EOT > ds.json\n{"train_batch_size": 16, "zero_optimization": {"stage": $STAGE}}\nEOT\n'
+            f"deepspeed --num_nodes 1 --num_gpus 8 {ARGS} --deepspeed --deepspeed_config ds.json\n")
+    report = lint_repo(tmp_path, {"train.sh": text})
+    [(line, col, msg)] = nl012(report)
+    assert (line, col) == (2, 41)  # the assignment in the loop
+    assert msg.startswith("DeepSpeed config not checked: the here-document at line 3") and "loop" in msg
