@@ -44,7 +44,8 @@ SRUN_SHORT = {"N": "nodes", "n": "ntasks", "c": "cpus-per-task", "G": "gpus", "t
               "p": "partition", "w": "nodelist"}
 # Commands that run the rest of their argv (profilers, pinning, environments, containers).
 WRAPPERS = {"numactl", "nsys", "time", "stdbuf", "nice", "taskset", "uv", "poetry", "conda", "exec",
-            "apptainer", "singularity", "nohup", "ncu", "chrt", "ionice", "pixi"}
+            "apptainer", "singularity", "nohup", "ncu", "chrt", "ionice", "pixi", "docker", "podman",
+            "nvidia-docker", "enroot"}
 LAUNCHERS = {"torchrun", "deepspeed", "srun", "mpirun", "mpiexec"}
 MPIRUN_VALUE = {"np", "n", "N", "npernode", "x", "hostfile", "H", "bind-to", "map-by", "mca", "host",
                 "rankfile", "report-bindings"}

@@ -58,12 +58,16 @@ def _unknown_launcher(cmd: "Command", script: "Script") -> bool:
     name = head.rsplit("/", 1)[-1]
     if name.startswith(("python", "torchrun", "deepspeed", "srun", "mpirun", "mpiexec")):
         return False
+    from netlint.jobs.launch import CORE_FLAGS
+
+    runs_python = False
     for w in cmd.argv[1:6]:
         v = w.value if isinstance(w.value, str) else w.text
         first = v.split()[0].rsplit("/", 1)[-1] if v.split() else ""
-        if first.startswith(("python", "torchrun", "deepspeed")) or first.endswith(".py"):
-            return True
-    return False
+        runs_python = runs_python or first.startswith(("python", "torchrun", "deepspeed")) or first.endswith(".py")
+    # and it is a training run (a Megatron/DeepSpeed size flag), not any Python program
+    tokens = {t for w in cmd.argv if isinstance(w.value, str) for t in w.value.split()}
+    return runs_python and bool(tokens & set(CORE_FLAGS))
 
 
 def unread_launches(script: "Script", built: list["TrainingJob"]) -> Iterator[Finding]:
