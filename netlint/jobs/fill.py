@@ -101,8 +101,9 @@ class _Run:
                 if op in _WRITES:
                     self.files[_key(target)] = out
                     stream = None
-                elif op == ">>":
-                    self.files[_key(target)] = None
+                elif op == ">>":  # appended to whatever the file held: not modelled
+                    self.files[_key(target)] = None if out is None else _with_unknown(
+                        out, f"`{cmd.name}` appends it (>>), which netlint does not evaluate", cmd.span)
                     stream = None
 
     def _unsupported(self, stdin, cmd: "Command", why: str) -> Mapped | None:

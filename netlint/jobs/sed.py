@@ -207,6 +207,8 @@ def parse_script(script: str, word: "Word", offset: int, extended: bool) -> list
             j = script.find("\n", i)
             i = n if j < 0 else j
             continue
+        if c == UNKNOWN:
+            raise Unsupported("a script that is unknown")
         if c != "s" or i + 1 >= n or script[i + 1] in "\\\n" + UNKNOWN:
             raise Unsupported(f"the sed command `{script[i:i + 20].replace(UNKNOWN, '…')}`")
         start, delim = i, script[i + 1]
