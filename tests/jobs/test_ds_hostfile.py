@@ -133,3 +133,13 @@ def test_example_pod_has_a_config_and_hostfile_job_whose_batch_is_checked():
         [("JOB430", (2, 23), "train_batch_size 1024 != 2 × 8 × 32 (DP)")]
     (job,) = [j for j in _paired(report) if j.file == "jobs/deepspeed/ds_config.json"]
     assert job.hostfile.file == "jobs/deepspeed/hostfile" and job.int("world_size") == 32
+
+
+def test_a_file_named_by_launch_hostfile_is_checked_and_gives_no_size_when_bad(tmp_path):
+    files = {"ds_config.json": DS, "cluster.txt": "node-01 slots=8\nnode-02 gpus=8\n",
+             "train.sh": LAUNCH.format(opts="--hostfile cluster.txt")}
+    report = lint_repo(tmp_path, files)
+    f = only(report, "JOB435")
+    assert f.file == "cluster.txt" and at(f) == (2, 1)
+    (job,) = _launched(report)
+    assert job.hostfile is not None and job.int("world_size") is None  # DeepSpeed stops on it

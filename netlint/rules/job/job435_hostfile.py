@@ -9,7 +9,8 @@ class HostfileEntries(Rule):
     """A hostfile line the DeepSpeed launcher rejects.
 
     **What**: a line that does not match ``HOST slots=N`` (after ``#`` comments and blank lines are
-    skipped), or a host listed twice.
+    skipped), or a host listed twice; in a file named like a hostfile (``hostfile``, ``hosts``,
+    ``*.hostfile``, …) or named by ``deepspeed --hostfile FILE`` in a launch script.
 
     **Why**: the DeepSpeed runner parses each line with ``^(\\S+)\\s+slots=(\\d+)`` and raises "Hostfile
     contains a bad entry: {line}" or "Hostfile contains multiple entries for {host}"
@@ -27,7 +28,15 @@ class HostfileEntries(Rule):
     summary = "Hostfile lines must be 'host slots=N', each host once"
 
     def check(self, ws):
-        for hf in hostfiles(ws):
+        from netlint.models.job import training_jobs
+
+        seen: set[str] = set()
+        # a file named by `deepspeed --hostfile` is read even when its name is no hostfile name
+        named = [j.hostfile for j in training_jobs(ws) if j.hostfile is not None]
+        for hf in [*hostfiles(ws), *named]:
+            if hf.file in seen:
+                continue
+            seen.add(hf.file)
             for line, span in hf.bad_lines:
                 yield self.finding(f"bad hostfile entry '{line}': expected 'HOST slots=N'", span, key=f"bad:{line}")
             for name in hf.duplicates:
