@@ -25,7 +25,9 @@ class DeepSpeedBatchIdentity(Rule):
 
     **Why**: "Check batch related parameters. train_batch_size is not equal to micro_batch_per_gpu *
     gradient_acc_step * world_size {tb} != {mb} * {gas} * {ws}" (runtime/config.py L919-934). When a key
-    is missing DeepSpeed derives it with integer division, so a non-divisible value fails the same check.
+    is missing DeepSpeed derives it with integer division (L936-975: accumulation = train // micro //
+    world; micro = train // world // accumulation, accumulation 1 when absent), so a non-divisible
+    value fails the same check.
 
     **Bad**: ``"train_batch_size": 4, "train_micro_batch_size_per_gpu": 3, "gradient_accumulation_steps": 1``
     **Good**: 4 = 2 × 1 × 2 on two ranks
@@ -83,7 +85,14 @@ class DeepSpeedBatchIdentity(Rule):
                                    related=self._where(job, tb))
         elif tb and mb and world and tb.value % (mb.value * world):
             yield self.finding(f"train_batch_size {tb.value} is not divisible by micro {mb.value} × DP {world}: "
-                               "DeepSpeed's derived accumulation fails the batch check", tb.span, key=f"{cfg.file}:batch")
+                               "DeepSpeed's derived accumulation fails the batch check", tb.span, key=f"{cfg.file}:batch",
+                               related=self._where(job, tb))
+        elif tb and not mb and world and tb.value % ((gas.value if gas else 1) * world):
+            # no micro key: DeepSpeed derives micro = train_batch // world // accumulation (1 when absent)
+            acc = f"accumulation {gas.value} × " if gas else ""
+            yield self.finding(f"train_batch_size {tb.value} is not divisible by {acc}DP {world}: DeepSpeed's derived "
+                               "micro batch fails the batch check", tb.span, key=f"{cfg.file}:batch",
+                               related=self._where(job, tb))
         if job is not None:
             g, m = job.global_batch, job.micro_batch
             if tb and g is not None and "global_batch" not in job.defaulted and g.value != tb.value:
