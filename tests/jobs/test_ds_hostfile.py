@@ -146,12 +146,12 @@ def test_a_file_named_by_launch_hostfile_is_checked_and_gives_no_size_when_bad(t
 
 
 def test_derived_micro_batch_must_divide(tmp_path):
-    # no micro key: DeepSpeed sets micro = 1000 // 32 // 8 = 3 and 3 × 8 × 32 = 768 != 1000 (config.py L960-964)
+    # no micro key: DeepSpeed sets micro = 1000 // 32 // 8 = 3 and 3 × 8 × 32 = 768 != 1000 (DeepSpeed@38327e07 runtime/config.py L955-958)
     ds = '{\n  "train_batch_size": 1000,\n  "gradient_accumulation_steps": 8\n}\n'
     f = only(lint_repo(tmp_path / "b", {"job/ds_config.json": ds, "job/hostfile": HOSTS}), "JOB430")
     assert at(f) == (2, 23)
     assert f.message.startswith("train_batch_size 1000 is not divisible by accumulation 8 × DP 32")
-    # no micro and no accumulation: accumulation 1, micro = 1024 // 32 = 32 (L971-974): fine
+    # no micro and no accumulation: accumulation 1, micro = 1024 // 32 = 32 (L967-969): fine
     ok = '{\n  "train_batch_size": 1024,\n  "zero_optimization": {"stage": 1}\n}\n'
     assert not _job430(lint_repo(tmp_path / "g", {"job/ds_config.json": ok, "job/hostfile": HOSTS}))
     bad = lint_repo(tmp_path / "o", {"job/ds_config.json": ok.replace("1024", "1000"), "job/hostfile": HOSTS})
