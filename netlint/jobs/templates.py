@@ -65,12 +65,6 @@ class Template:
         return self.placeholders[0].span
 
 
-def _span(file: str, text: str, a: int, b: int) -> Span:
-    from netlint.shell.model import FileText
-
-    return FileText(file, text).span(a, b)
-
-
 def _blank(chars: list[str], a: int, b: int, value: str = "") -> None:
     """Overwrite ``[a, b)`` with ``value`` then spaces, keeping newlines (offsets stay put)."""
     for k in range(a, b):
@@ -163,8 +157,7 @@ def _parses(file: str, fmt: str, text: str) -> ParseError | None:
     if fmt == "json":
         from netlint.jobs.deepspeed import parse_ds_text
 
-        root, _, err = parse_ds_text(file, text)
-        return None if err is None else err
+        return parse_ds_text(file, text)[2]
     try:
         parse_yaml(file, text)
     except ParseError as exc:

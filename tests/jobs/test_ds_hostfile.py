@@ -146,7 +146,8 @@ def test_a_file_named_by_launch_hostfile_is_checked_and_gives_no_size_when_bad(t
 
 
 def test_derived_micro_batch_must_divide(tmp_path):
-    # no micro key: DeepSpeed sets micro = 1000 // 32 // 8 = 3 and 3 × 8 × 32 = 768 != 1000 (DeepSpeed@38327e07 runtime/config.py L955-958)
+    # no micro key: DeepSpeed sets micro = 1000 // 32 // 8 = 3 and 3 × 8 × 32 = 768 != 1000
+    # (DeepSpeed@38327e07 runtime/config.py L955-958)
     ds = '{\n  "train_batch_size": 1000,\n  "gradient_accumulation_steps": 8\n}\n'
     f = only(lint_repo(tmp_path / "b", {"job/ds_config.json": ds, "job/hostfile": HOSTS}), "JOB430")
     assert at(f) == (2, 23)
