@@ -333,7 +333,9 @@ def _inline_suppressions(findings: list[Finding], ws: Workspace, config: Config,
             texts[file] = text
     if not texts:
         return []
-    nccl_conf = {e.file for e in ws.nccl_envs if getattr(e, "format", None) == "nccl.conf"}
+    # a script that writes an nccl.conf by here-document (env scope set) stays a shell file
+    nccl_conf = {e.file for e in ws.nccl_envs
+                 if getattr(e, "format", None) == "nccl.conf" and not getattr(e, "scope", None)}
     return suppress.apply(findings, texts, config, enabled, load_rules(), nccl_conf).findings
 
 

@@ -49,12 +49,16 @@ class NcclConfLoader(Loader):
         yield parse_conf(src.path, src.text)
 
 
-def parse_conf(file: str, text: str):
+def parse_conf(file: str, text: str, index: Any = None, scope: str | None = None):
+    """NCCL's reading of ``text``. ``index`` maps offsets in ``text`` to spans (default: ``text`` is
+    the whole of ``file``; a here-document body passes its own, so spans land in the script); an
+    index with ``unknown(start, end)`` marks values a shell left unknown."""
     from netlint.located import Span
     from netlint.models.nccl import NcclEnv, NcclVar, Unknown
     from netlint.nccl.build import LineIndex, TEMPLATE
 
-    idx = LineIndex(file, text)
+    idx = index if index is not None else LineIndex(file, text)
+    unknown = getattr(idx, "unknown", None)
     variables = []
     offset = 0
     for raw_line in text.split("\n"):
@@ -86,10 +90,14 @@ def parse_conf(file: str, text: str):
             flags.append("inline-comment")
         elif value_text != value_text.rstrip():
             flags.append("trailing-space")
+        why = unknown(v_start, v_end) if unknown is not None else None
         if TEMPLATE.search(value_text):
             value: Any = Unknown(value_text, idx.span(v_start, v_end), "a template placeholder ({{ ... }})")
+        elif why is not None:
+            value = Unknown(value_text, idx.span(v_start, v_end), why)
         else:
             value = idx.scalar(value_text, v_start, v_end)
         variables.append(NcclVar(name=name, value=value, how="nccl.conf",
                                  statement=idx.span(start, start + len(line)), flags=flags))
-    return NcclEnv(file=file, format="nccl.conf", span=Span(file, 1, 1, 1, 1, 0, 0), variables=variables)
+    return NcclEnv(file=file, format="nccl.conf", scope=scope, span=Span(file, 1, 1, 1, 1, 0, 0),
+                   variables=variables)

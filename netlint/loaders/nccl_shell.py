@@ -61,11 +61,18 @@ class ShellEnvLoader(Loader):
     def load(self, src: SourceFile) -> Iterator[Any]:
         from netlint.shell import parse_script
 
+        from netlint.nccl.heredoc import conf_heredocs, conf_envs
+
         script = parse_script(src)
-        yield env_of_script(src.path, script)
+        confs = conf_heredocs(script)
+        yield from conf_envs(src.path, confs)   # before the script's env: nccl.conf is the lowest layer
+        yield env_of_script(src.path, script, [hd.body.span for hd, _ in confs])
+        yield from unread_source_args(script)
 
 
-def env_of_script(file: str, script: Any):
+def env_of_script(file: str, script: Any, conf_bodies: list | None = None):
+    """The NcclEnv of an evaluated script. ``conf_bodies``: spans of here-documents that write an
+    nccl.conf (:mod:`netlint.nccl.heredoc`); nothing in them is a shell assignment."""
     from netlint.located import Scalar, Span
     from netlint.models.nccl import NcclEnv, NcclVar, SourceRef, Unknown
     from netlint.shell import is_unknown
@@ -98,7 +105,7 @@ def env_of_script(file: str, script: Any):
     variables = []
     exported_later = script.exported_names
     for a in script.assignments:
-        if a.scope == "local" or a.elements is not None:
+        if a.scope == "local" or a.elements is not None or _sourced_with(a) or _inside(a.span, conf_bodies):
             continue
         word = a.value
         raw = word.raw or ""
@@ -123,6 +130,14 @@ def env_of_script(file: str, script: Any):
             exported=a.exported or a.scope in ("command", "env") or a.name in exported_later,
             statement=a.span, via=via(a.span.file),
             command=(a.command.name if a.command is not None else None), flags=flags))
+    from netlint.nccl.mpirun import is_launcher, nccl_vars
+
+    for cmd in script.commands:   # `mpirun -x NAME=v` / `-genv`: what the ranks see (netlint.nccl.mpirun)
+        if cmd.argv and is_launcher(cmd.argv[0]):
+            flags = tuple(f for f, on in (("conditional", cmd.conditional), ("nested", cmd.parent is not None))
+                          if on)
+            environment = {**cmd.environment, **{k: a.value for k, a in cmd.env.items()}}
+            variables += nccl_vars(cmd.argv, environment, _program(cmd.argv), flags, tuple(via(cmd.span.file)))
     launches, launch_spans = [], []
     for cmd in script.commands:
         name = cmd.name
@@ -134,6 +149,47 @@ def env_of_script(file: str, script: Any):
             launch_spans.append(cmd.span)
     return NcclEnv(file=file, format="shell", span=Span(file, 1, 1, 1, 1, 0, 0), variables=variables,
                    sources=sources, launches=launches, launch_spans=launch_spans)
+
+
+def _sourced_with(a: Any) -> bool:
+    """``NAME=v source FILE``: an argument of the sourced file (set while it runs), not a setting of
+    a program; the evaluator applies it inside FILE."""
+    return a.scope == "command" and a.command is not None and a.command.name in ("source", ".")
+
+
+def _inside(span: Any, bodies: list | None) -> bool:
+    return bool(bodies) and any(b.file == span.file and b.start <= span.start < b.end for b in bodies)
+
+
+def _program(argv: list) -> str | None:
+    """The program an ``mpirun`` line launches (the ``command`` its settings apply to)."""
+    from netlint.nccl.mpirun import program
+
+    i = program(argv)
+    return argv[i].value if i is not None else None
+
+
+def unread_source_args(script: Any) -> Iterator[Any]:
+    """NL012 (info) for ``NCCL_X=v source FILE`` when FILE cannot be read: what FILE does with the
+    value is unknown, so it is not judged as an NCCL setting either."""
+    from netlint.findings import Finding, Severity
+    from netlint.nccl.build import NCCLISH
+
+    resolved = {(w.span.file, w.span.start) for w in script.sources if w.value in script.source_files}
+    by_cmd: dict[int, list] = {}
+    for a in script.assignments:
+        if _sourced_with(a) and NCCLISH.match(a.name):
+            by_cmd.setdefault(id(a.command), []).append(a)
+    for group in by_cmd.values():
+        cmd = group[0].command
+        if len(cmd.argv) < 2 or (cmd.argv[1].span.file, cmd.argv[1].span.start) in resolved:
+            continue
+        path = cmd.argv[1]
+        names = ", ".join(a.name for a in group)
+        why = "it is not in the repository" if path.known else f"its path is unknown ({path.value.reason})"
+        yield Finding("NL012", f"{names} {'is' if len(group) == 1 else 'are'} passed to `{path.text}`, which "
+                      f"netlint cannot read ({why}): not checked as NCCL settings", path.span, Severity.INFO,
+                      key=f"source-args:{path.span.line}")
 
 
 # Commands that only shape the environment: a script running nothing else is an env file.

@@ -10,7 +10,11 @@ same directory or below. Concretely, for a job (anything in ``ws.jobs`` with a `
 
 Order = precedence, lowest first: ``nccl.conf`` files (NCCL applies them with ``setenv(…, 0)``, so the
 process environment always wins; research/nccl.md §2.1), then env files from the farthest directory
-to the nearest, then the job's own file. :func:`effective` folds such a list into name → assignment.
+to the nearest, then the job's own file. :func:`effective` folds such a list into name → assignment;
+:mod:`netlint.nccl.layers` says which assignment wins for each launch of the job (a one-command prefix
+and ``mpirun -x`` override the script's environment for that launch) and which ones never take effect.
+An nccl.conf written by a here-document of a script is an env of that script's file (format
+``nccl.conf``, ``scope`` naming the target): it is in the script's own group, lowest.
 
 Cluster-wide checks need no job: :func:`launch_groups` gives one group per training job plus one
 per env that no job takes in and no other env sources.
@@ -106,14 +110,23 @@ def jobs_for_env(ws: "Workspace", env: "NcclEnv") -> list[Any]:
 
 
 def effective(group: Iterable["NcclEnv"]) -> dict[str, "NcclVar"]:
-    """name → the assignment NCCL sees, for envs given lowest precedence first."""
+    """name → the assignment NCCL sees, for envs given lowest precedence first: nccl.conf envs below
+    every other env whatever their place in ``group``, then the envs in order, then the one-command
+    settings of the last env's launches (prefix/``env``, then ``mpirun -x``/``-genv``, which win).
+    With several launches setting a name differently, the last one's value is kept."""
+    from netlint.nccl.layers import conf_order, scoped_order
+
+    group = list(group)
     out: dict[str, "NcclVar"] = {}
-    for env in group:
+    for env in conf_order(group) + [e for e in group if e.format != "nccl.conf"]:
         names = {v.key for v in env.variables}
         for name in names:
             var = env.get(name)
             if var is not None:
                 out[name] = var
+    if group and group[-1].format != "nccl.conf":
+        for var in scoped_order(group[-1].variables):
+            out[var.key] = var
     return out
 
 
@@ -136,6 +149,11 @@ def launch_groups(ws: "Workspace") -> list[tuple["NcclEnv", list["NcclEnv"]]]:
     def compute(w: "Workspace"):
         groups = []
         covered: set[int] = set()
+        heredoc_confs: dict[str, list["NcclEnv"]] = {}   # script file -> nccl.conf envs it writes
+        for e in envs(w):
+            if e.format == "nccl.conf" and e.scope is not None:
+                heredoc_confs.setdefault(e.file, []).append(e)
+        scripts = {e.file for e in envs(w) if e.format == "shell"}
         for job in jobs(w):
             group = envs_for_job(w, job)
             if not group:
@@ -147,7 +165,11 @@ def launch_groups(ws: "Workspace") -> list[tuple["NcclEnv", list["NcclEnv"]]]:
         for env in envs(w):
             if id(env) in covered or env.file in sourced or env.file in job_files(w):
                 continue
-            group = [e for e in envs_for_file(w, env.file) if e.file != env.file] + [env]
+            own_confs = [e for e in heredoc_confs.get(env.file, ()) if e is not env]
+            if env.format == "nccl.conf" and env.scope is not None and env.file in scripts:
+                continue   # in the group of the script that writes it
+            group = [e for e in envs_for_file(w, env.file) if e.file != env.file] + own_confs + [env]
+            covered.update(id(e) for e in own_confs)
             groups.append((env, group))
         return groups
 

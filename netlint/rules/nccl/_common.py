@@ -13,8 +13,12 @@ def settings(ws, name: str):
     shell variables never exported (NCCL322's) are skipped: judging a *setting* (rather than its
     syntax) needs to know it applies ("silence beats a guess").
     """
+    from netlint.nccl.layers import is_overridden
+
     for env, var in scope.nccl_assignments(ws):
-        if var.key == name and var.known and not var.conditional and var.exported:
+        # a value another layer replaces in every launch it reaches is not what NCCL runs with
+        if var.key == name and var.known and not var.conditional and var.exported \
+                and not is_overridden(ws, var):
             yield env, var
 
 

@@ -20,7 +20,10 @@ class UnknownVariable(Rule):
     GCP and AWS plugins, NCCL's own plugins and nccl-tests read). When a registered name is close
     (edit distance, letter case, reordered words, or a misspelt `NCCL_` prefix) the message suggests it
     and the fix renames the variable. A few names look like variables but are compile-time constants
-    in NCCL's source (`NCCL_NET_MAX_REQUESTS`): the message says so.
+    in NCCL's source (`NCCL_NET_MAX_REQUESTS`): the message says so. A name some file of the
+    repository expands (`$NCCL_TEST`, `${NCCL_TEST:-all_reduce}` in `run.sub`) is the repo's own
+    parameter, not an NCCL setting, and is not reported (`NCCL_X=$NCCL_X`, passing the value on under
+    its own name, does not count as a read).
 
     Why: NCCL never reports a misspelt variable; it simply never reads it, so the setting silently
     does nothing (NCCL looks each knob up by name). Environment names are case-sensitive.
@@ -48,10 +51,12 @@ class UnknownVariable(Rule):
     tags = ("nccl",)
 
     def check(self, ws) -> Iterator[Finding]:
+        from netlint.nccl.reads import read_names
+
         reg = registry()
         for env, var in scope.assignments(ws):
             name = var.key
-            if name in reg:
+            if name in reg or name in read_names(ws):   # the repo's own scripts read it: not dead
                 continue
             if name.startswith("NCCL_"):
                 if name in CONSTANTS:

@@ -24,7 +24,9 @@ class NotExported(Rule):
     Bad:  `NCCL_DEBUG=WARN` followed by `srun python train.py`
     Good: `export NCCL_DEBUG=WARN`
 
-    Fix: prefix `export ` (unsafe: the setting then takes effect).
+    Fix: prefix `export ` (unsafe: the setting then takes effect). None inside an `sbatch <<EOF`
+    here-document or a `bash -c` string: that text is data another program reads, and an nccl.conf
+    written by a here-document (`cat > /etc/nccl.conf <<EOF`) is read as nccl.conf, never as shell.
 
     Source: POSIX shell semantics (only exported variables are in a child's environment; bash(1)
     "ENVIRONMENT"); NVIDIA/nccl@5067397c (2.30.7) `src/misc/param.cc` L89-95 (each knob is read from
@@ -52,10 +54,16 @@ class NotExported(Rule):
                 used = re.compile(r"\$\{?" + re.escape(var.key) + r"\b")
                 if any(used.search(t) for t in texts.values()):
                     continue
-                text = texts.get(var.file)
-                stmt = var.statement or var.name.span
-                edit = replace_span(stmt._replace(end=stmt.start, end_line=stmt.line, end_col=stmt.col),
-                                    "export ", text)
                 yield self.finding(f"{var.key} is set but never exported, so NCCL (a child process) does not "
-                                   f"see it", var.name.span, key=var.key,
-                                   fix=Fix("add export", (edit,), safe=False))
+                                   f"see it", var.name.span, key=var.key, fix=_fix(var, texts.get(var.file)))
+
+
+def _fix(var, text: str | None) -> Fix | None:
+    """``export `` before the assignment, only where the script's own text has it: never inside a
+    here-document or a ``bash -c`` string (``nested``), whose text is data another program reads."""
+    stmt = var.statement or var.name.span
+    if "nested" in var.flags or text is None or stmt.file != var.file \
+            or text[stmt.start:stmt.start + len(var.key) + 1] != var.key + "=":
+        return None
+    edit = replace_span(stmt._replace(end=stmt.start, end_line=stmt.line, end_col=stmt.col), "export ", text)
+    return Fix("add export", (edit,), safe=False)

@@ -40,6 +40,7 @@ EXPECTED: dict[str, dict[str, list[tuple[str, int, int]]]] = {
     "NCCL321": {"bad": [("env.sh", 1, 37), ("env.sh", 2, 28)]},
     "NCCL322": {"bad": [("train.sh", 2, 1)]},
     "NCCL323": {"bad": [("env.sh", 2, 24)]},
+    "NCCL324": {"bad": [("run.sh", 3, 12), ("run.sh", 6, 11)]},
 }
 
 

@@ -1,0 +1,155 @@
+"""When one variable is set in several layers that reach a launch, which value the ranks see.
+
+Layers, lowest first:
+
+0. **nccl.conf** (a file, or one a script writes by here-document). NCCL reads ``$NCCL_CONF_FILE``
+   (before 2.23: ``~/.nccl.conf``) and then ``/etc/nccl.conf`` and applies each line with
+   ``setenv(name, value, 0)``: a name already in the process environment is never overwritten, and
+   the first file to set a name wins (NVIDIA/nccl@f98355115914644c66c369e0abb6f85456c99c05
+   ``src/misc/param.cc`` L25-60; @081eafafc98385c45e38d5f5a35b3175735a5847 L66-81 with
+   ``$NCCL_CONF_FILE``; NCCL User Guide, "Environment Variables": "Environment variables can also be
+   set statically in /etc/nccl.conf … or in ${NCCL_CONF_FILE}").
+1. **the launch's environment**: the script's exports and the env files of :mod:`netlint.nccl.scope`.
+2. **a one-command prefix** ``NCCL_X=v cmd`` / ``env NCCL_X=v cmd``: that command's environment only
+   (bash(1) "SIMPLE COMMAND EXPANSION").
+3. **the MPI launcher's options** ``mpirun -x NAME=value`` / ``-genv NAME value``: "sets its value to
+   ``bar`` in the started processes" (open-mpi/ompi@19fcf6a8a3c733306e3ce5179145e649d8a85414
+   ``3rd-party/prrte/src/docs/prrte-rst-content/cli-x.rst`` L15-21; Open MPI mpirun(1) "-x <env>"),
+   whatever the launcher's own environment holds. ``-x NAME`` forwards the launcher's value, so it
+   adds no layer of its own (:mod:`netlint.nccl.mpirun` leaves it out when the script gives the value).
+
+:func:`overridden` finds the assignments of a lower layer that a higher one replaces in **every**
+launch they reach, so rules judge the value the ranks see and not a dead one. Ties inside one layer
+(a variable exported twice) are NCCL308's, not this module's. One pass over every launch group.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Iterable
+
+if TYPE_CHECKING:
+    from netlint.models.nccl import NcclEnv, NcclVar
+    from netlint.workspace import Workspace
+
+CONF, ENV, PREFIX, LAUNCHER = range(4)
+WHY = {
+    CONF: "NCCL reads nccl.conf with setenv(name, value, 0), which never overwrites a variable the "
+          "environment already has",
+    PREFIX: "a prefix assignment is in the environment of the command it precedes",
+    LAUNCHER: "mpirun -x / -genv sets the variable in the started processes, over the launcher's "
+              "own environment",
+}
+
+
+def layer(var: "NcclVar") -> int:
+    if var.how == "nccl.conf":
+        return CONF
+    if var.how.startswith("mpirun"):
+        return LAUNCHER
+    return PREFIX if var.how in ("prefix", "env") else ENV
+
+
+def conf_order(group: Iterable["NcclEnv"]) -> list["NcclEnv"]:
+    """The group's nccl.conf envs, lowest precedence first: NCCL reads ``/etc/nccl.conf`` last, so
+    its lines lose to the user's file (``$NCCL_CONF_FILE`` / ``~/.nccl.conf``)."""
+    confs = [e for e in group if e.format == "nccl.conf"]
+    return sorted(confs, key=lambda e: not _is_etc(e))
+
+
+def _is_etc(env: "NcclEnv") -> bool:
+    scope = env.scope or ""
+    return scope.endswith("/etc/nccl.conf")
+
+
+def scoped_order(variables: Iterable["NcclVar"]) -> list["NcclVar"]:
+    """One-command settings, lowest first: prefixes, then launcher options (file order kept)."""
+    scoped = [v for v in variables if v.scoped and v.exported]
+    return [v for v in scoped if layer(v) == PREFIX] + [v for v in scoped if layer(v) == LAUNCHER]
+
+
+def _key(var: "NcclVar") -> tuple:
+    s = var.name.span
+    return (s.file, s.start, s.line, s.col)
+
+
+def _launch_of(env: "NcclEnv", var: "NcclVar") -> Any:
+    """Which launch of ``env`` a one-command setting belongs to (the command line that holds it)."""
+    at = var.statement or var.name.span
+    for span in env.launch_spans:
+        if span.file == at.file and span.start <= at.start < span.end:
+            return ("launch", span.file, span.start)
+    return ("line", at.file, at.line) if env.launch_spans else "all"
+
+
+def _judge(group: list["NcclEnv"], lost: dict, kept: set) -> None:
+    """Record, for every assignment of ``group``, whether it loses in every launch view of it."""
+    base: dict[str, "NcclVar"] = {}
+    conf_vars = []
+    for env in conf_order(group):
+        for name in {v.key for v in env.variables}:
+            var = env.get(name)
+            if var is not None and name not in base:   # the file NCCL reads first wins
+                base[name] = var
+        conf_vars += env.variables
+    env_vars = []
+    for env in (e for e in group if e.format != "nccl.conf"):
+        for name in {v.key for v in env.variables}:
+            var = env.get(name)
+            if var is not None:
+                base[name] = var
+        env_vars += [v for v in env.variables if not v.scoped]
+    anchor = group[-1] if group else None
+    views: dict[Any, dict[str, "NcclVar"]] = {}
+    if anchor is not None and anchor.format != "nccl.conf":
+        for var in scoped_order(anchor.variables):
+            if not var.conditional:
+                views.setdefault(_launch_of(anchor, var), {})[var.key] = var
+    bare = not views or _has_bare_launch(anchor, views)
+    for var in conf_vars + env_vars + ([v for v in anchor.variables if v.scoped] if anchor else []):
+        winners = []
+        if layer(var) < PREFIX:
+            if bare:
+                winners.append(base.get(var.key))
+            winners += [view.get(var.key, base.get(var.key)) for view in views.values()]
+        else:
+            view = views.get(_launch_of(anchor, var), {})
+            winners.append(view.get(var.key))
+        if winners and all(_beats(w, var) for w in winners):
+            lost.setdefault(_key(var), (var, winners[-1]))
+        else:
+            kept.add(_key(var))
+
+
+def _has_bare_launch(anchor: "NcclEnv", views: dict) -> bool:
+    """A program of ``anchor`` runs with no one-command setting: it sees the environment as is."""
+    if not anchor.launch_spans:
+        return False
+    return any(("launch", s.file, s.start) not in views for s in anchor.launch_spans)
+
+
+def _beats(winner: "NcclVar | None", var: "NcclVar") -> bool:
+    """``winner`` surely replaces ``var``: a higher layer, not inside an undecided ``if``, and not a
+    ``-x NAME`` forwarding a value netlint cannot see (the name may be unset, and then nothing is set)."""
+    from netlint.nccl.mpirun import FORWARDS
+
+    return winner is not None and winner is not var and layer(winner) > layer(var) \
+        and not winner.conditional and not (winner.how in FORWARDS and winner.known is None)
+
+
+def overridden(ws: "Workspace") -> dict[tuple, tuple["NcclVar", "NcclVar"]]:
+    """Assignments a higher layer replaces in every launch they reach: name-span key → (the
+    assignment, the one that wins). Computed once per run."""
+    def compute(w: "Workspace"):
+        from netlint.nccl import scope
+
+        lost: dict[tuple, tuple] = {}
+        kept: set[tuple] = set()
+        for _, group in scope.launch_groups(w):
+            _judge(group, lost, kept)
+        return {k: v for k, v in lost.items() if k not in kept}
+
+    return ws.derived("nccl.overridden", compute)
+
+
+def is_overridden(ws: "Workspace", var: "NcclVar") -> bool:
+    return _key(var) in overridden(ws)

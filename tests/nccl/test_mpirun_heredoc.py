@@ -1,0 +1,234 @@
+"""NCCL settings on an MPI launch line (``mpirun -x``, ``-genv``) and in an nccl.conf written by a
+here-document, read from shell scripts and located in the script."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import at, lint_repo, only
+from netlint.models.nccl import Unknown
+
+
+def _envs(report, fmt=None):
+    return [e for e in report.workspace.nccl_envs if fmt is None or e.format == fmt]
+
+
+def _found(report, code):
+    return sorted((f.span.line, f.span.col) for f in report.findings if f.code == code)
+
+
+# --- mpirun -x / -genv -----------------------------------------------------------------------
+
+MPIRUN = """\
+#!/bin/bash
+export NCCL_IB_HCA=mlx5_0
+NCCL_SOCKET_IFNAME=eth0 mpirun -np 16 --bind-to none -x NCCL_IB_HCA -x NCCL_SOCKET_IFNAME \\
+    -x NCCL_ALGO=Ringg -x NCCL_DEBUG_SUBSYS /opt/nccl-tests/build/all_reduce_perf -b 8 -x 3
+"""
+
+
+def test_mpirun_x_values_are_located_and_scoped_to_the_program(tmp_path):
+    report = lint_repo(tmp_path, {"run.sh": MPIRUN})
+    (env,) = _envs(report, "shell")
+    x = [v for v in env.variables if v.how.startswith("mpirun")]
+    # -x NCCL_IB_HCA / -x NCCL_SOCKET_IFNAME forward values the script gives (export, prefix): those
+    # assignments are the settings; the program's own `-x 3` is not mpirun's
+    assert [(v.key, v.how, v.known, v.name.span.line, v.name.span.col, v.span.line, v.span.col) for v in x] == [
+        ("NCCL_ALGO", "mpirun-x", "Ringg", 4, 8, 4, 18),
+        ("NCCL_DEBUG_SUBSYS", "mpirun-x-forward", None, 4, 27, 4, 27),
+    ]
+    assert {v.command for v in x} == {"/opt/nccl-tests/build/all_reduce_perf"}
+    assert all(v.scoped for v in x)
+    assert isinstance(x[1].value, Unknown)          # forwarded from outside the script
+    assert _found(report, "NCCL303") == [(4, 18)]   # judged like any setting, at the value
+    assert not _found(report, "NCCL322")
+
+
+def test_mpirun_inside_bash_c_string(tmp_path):
+    report = lint_repo(tmp_path, {"run.sh": """\
+        #!/bin/bash
+        srun -N 2 bash -c "mpirun -x NCCL_ALGO=Ringg python train.py"
+        """})
+    (var,) = [v for e in _envs(report) for v in e.variables if v.key == "NCCL_ALGO"]
+    assert var.how == "mpirun-x" and var.command == "python" and "nested" in var.flags
+    assert at(only(report, "NCCL303")) == (2, 40)
+
+
+def test_mpiexec_genv_pair(tmp_path):
+    report = lint_repo(tmp_path, {"run.sh": """\
+        #!/bin/bash
+        mpiexec -n 8 -ppn 4 -genv NCCL_PROTO LL129 -env NCCL_ALGO Ring ./app
+        """})
+    (env,) = _envs(report, "shell")
+    assert [(v.key, v.how, v.known, v.command, v.span.col) for v in env.variables] == [
+        ("NCCL_PROTO", "mpirun-genv", "LL129", "./app", 38),
+        ("NCCL_ALGO", "mpirun-env", "Ring", "./app", 59),
+    ]
+    assert at(only(report, "NCCL303")) == (2, 38)
+
+
+# --- nccl.conf written by a here-document ----------------------------------------------------
+
+BODY = "NCCL_IB_TIMEOUT=20\nNCCL_ALGO=Ringg\n"
+FORMS = {
+    "cat-to": "cat > /etc/nccl.conf <<EOF\n{body}EOF\n",
+    "cat-from": "cat <<EOF > $HOME/.nccl.conf\n{body}EOF\n",
+    "tee-a": "sudo tee -a /etc/nccl.conf <<'EOF' > /dev/null\n{body}EOF\n",
+    "bash-c": "bash -c \"cat > /etc/nccl.conf\" <<'EOF'\n{body}EOF\n",
+    "conf-file": "export NCCL_CONF_FILE=/opt/site/nccl.cfg\ncat >> \"$NCCL_CONF_FILE\" <<EOF\n{body}EOF\n",
+}
+
+
+@pytest.mark.parametrize("form", sorted(FORMS))
+def test_heredoc_body_is_read_as_nccl_conf(tmp_path, form):
+    text = "#!/bin/bash\nset -e\n" + FORMS[form].format(body=BODY) + "modprobe nvidia-peermem\n"
+    report = lint_repo(tmp_path, {"setup.sh": text})
+    body_line = text.splitlines().index("NCCL_IB_TIMEOUT=20") + 1
+    (conf,) = _envs(report, "nccl.conf")
+    assert conf.file == "setup.sh" and conf.scope.startswith("here-document > ")
+    assert [(v.key, v.known, v.name.span.line, v.name.span.col) for v in conf.variables] == [
+        ("NCCL_IB_TIMEOUT", "20", body_line, 1), ("NCCL_ALGO", "Ringg", body_line + 1, 1)]
+    (shell,) = _envs(report, "shell")
+    assert not [v for v in shell.variables if v.key.startswith("NCCL_") and v.key != "NCCL_CONF_FILE"]
+    assert _found(report, "NCCL303") == [(body_line + 1, 11)]
+    assert not _found(report, "NCCL322")
+
+
+def test_nccl_conf_quirks_in_a_heredoc_are_nccl309(tmp_path):
+    report = lint_repo(tmp_path, {"setup.sh": """\
+        #!/bin/bash
+        cat > /etc/nccl.conf <<'EOF'
+        export NCCL_DEBUG=WARN
+        EOF
+        """})
+    assert at(only(report, "NCCL309")) == (3, 1)
+    assert not _found(report, "NCCL322")
+
+
+def test_unquoted_heredoc_expands_and_unknown_stays_unknown(tmp_path):
+    report = lint_repo(tmp_path, {"setup.sh": """\
+        #!/bin/bash
+        HCA=mlx5_0
+        cat > /etc/nccl.conf <<EOF
+        NCCL_IB_HCA=$HCA
+        NCCL_TOPO_FILE=$TOPO
+        EOF
+        """})
+    (conf,) = _envs(report, "nccl.conf")
+    hca, topo = conf.variables
+    assert hca.known == "mlx5_0" and (hca.span.line, hca.span.col) == (4, 13)
+    assert isinstance(topo.value, Unknown) and "TOPO" in topo.value.reason
+
+
+def test_heredoc_to_another_file_is_neither_conf_nor_shell(tmp_path):
+    report = lint_repo(tmp_path, {"setup.sh": """\
+        #!/bin/bash
+        export NCCL_DEBUG=WARN
+        cat > notes.txt <<EOF
+        NCCL_ALGO=Ringg
+        EOF
+        bash -c "cat > notes2.txt" <<'EOF'
+        NCCL_PROTO=bogus
+        EOF
+        """})
+    assert not _envs(report, "nccl.conf")
+    assert [v.key for e in _envs(report) for v in e.variables] == ["NCCL_DEBUG"]
+    assert not [f for f in report.findings if f.code.startswith("NCCL")]
+
+
+def test_not_exported_fix_never_edits_a_heredoc(tmp_path):
+    report = lint_repo(tmp_path, {"job.sh": """\
+        #!/bin/bash
+        NCCL_IB_TIMEOUT=20
+        bash -c "cat > /etc/nccl.conf" <<'EOF'
+        NCCL_DEBUG=WARN
+        EOF
+        sbatch <<'EOF'
+        #!/bin/bash
+        NCCL_ALGO=Ring
+        srun ./train
+        EOF
+        srun ./train
+        """})
+    hits = {at(f): f for f in report.findings if f.code == "NCCL322"}
+    assert sorted(hits) == [(2, 1), (8, 1)]
+    edit = hits[(2, 1)].fix.edits[0]
+    assert edit.replacement == "export " and (edit.span.line, edit.span.col) == (2, 1)
+    assert hits[(8, 1)].fix is None   # inside the sbatch here-document: said, never edited
+
+
+# --- layers: which value the ranks see ------------------------------------------------------
+
+def test_environment_beats_heredoc_conf_and_mpirun_x_beats_prefix(tmp_path):
+    report = lint_repo(tmp_path, {"run.sh": """\
+        #!/bin/bash
+        cat > ~/.nccl.conf <<'EOF'
+        NCCL_DEBUG=INFO
+        NCCL_IB_TIMEOUT=40
+        EOF
+        export NCCL_DEBUG=WARN
+        NCCL_ALGO=Tree mpirun -x NCCL_ALGO=Ring ./all_reduce_perf
+        """})
+    # the conf's NCCL_DEBUG=INFO and the prefix's NCCL_ALGO=Tree never reach the ranks: an info says
+    # so, and the rules that judge values judge the winners instead
+    assert _found(report, "NCCL324") == [(3, 12), (7, 11)]
+    conf = [f for f in report.findings if f.code == "NCCL324" and f.span.line == 3][0]
+    assert "setenv(name, value, 0)" in conf.message and conf.related[0].span.line == 6
+    assert not _found(report, "NCCL314")                 # INFO is overridden by WARN
+    assert _found(report, "NCCL315") == [(7, 36)]       # Ring (the winner), not Tree
+    assert _found(report, "NCCL316") == [(4, 17)]       # nothing overrides NCCL_IB_TIMEOUT=40
+    from netlint.nccl.scope import effective
+
+    eff = effective(_envs(report))
+    assert eff["NCCL_DEBUG"].known == "WARN" and eff["NCCL_ALGO"].known == "Ring"
+    assert eff["NCCL_IB_TIMEOUT"].known == "40"
+
+
+def test_a_launch_without_the_override_keeps_the_setting_alive(tmp_path):
+    report = lint_repo(tmp_path, {"run.sh": """\
+        #!/bin/bash
+        export NCCL_ALGO=Tree
+        mpirun -x NCCL_ALGO=Ring ./a
+        mpirun ./b
+        """})
+    assert not _found(report, "NCCL324")
+    assert _found(report, "NCCL315") == [(2, 18), (3, 21)]
+
+
+# --- false alarms: source prefixes, variables the repo reads ----------------------------------
+
+def test_prefix_to_source_is_an_argument_of_the_sourced_file(tmp_path):
+    report = lint_repo(tmp_path, {
+        "launch.sh": """\
+            #!/bin/bash
+            NCCL_LIB_DIR=/opt/nccl/lib source ./env.sh
+            NCCL_LIB_DIR=/opt/nccl/lib . /etc/profile.d/nccl.sh
+            mpirun ./app
+            """,
+        "env.sh": "export NCCL_DEBUG_FILE=$NCCL_LIB_DIR/debug.%h\n",
+    })
+    assert not _found(report, "NCCL301")
+    launch = [e for e in _envs(report) if e.file == "launch.sh"][0]
+    assert "NCCL_LIB_DIR" not in launch.names()
+    assert launch.get("NCCL_DEBUG_FILE").known == "/opt/nccl/lib/debug.%h"   # judged inside env.sh
+    nl = only(report, "NL012")
+    assert at(nl) == (3, 30) and "NCCL_LIB_DIR" in nl.message and "/etc/profile.d/nccl.sh" in nl.message
+
+
+def test_variable_the_repo_reads_is_not_unknown(tmp_path):
+    report = lint_repo(tmp_path, {
+        "launch.sh": """\
+            #!/bin/bash
+            export NCCL_TEST=all_gather
+            export NCCL_BENCH=all_gather
+            export NCCL_OTHER=1
+            docker run -e NCCL_OTHER=$NCCL_OTHER img
+            sbatch run.sub
+            """,
+        "run.sub": """\
+            #!/bin/bash
+            srun /opt/nccl-tests/build/${NCCL_TEST:-all_reduce}_perf -b 8
+            """,
+    })
+    # NCCL_TEST is read by run.sub; NCCL_OTHER is only passed on under its own name
+    assert _found(report, "NCCL301") == [(3, 8), (4, 8)]

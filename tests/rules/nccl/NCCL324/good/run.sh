@@ -1,0 +1,6 @@
+#!/bin/bash
+cat > ~/.nccl.conf <<'EOF'
+NCCL_DEBUG=WARN
+EOF
+export NCCL_IB_TIMEOUT=20
+mpirun -np 16 -x NCCL_ALGO=Ring ./all_reduce_perf -b 8
