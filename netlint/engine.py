@@ -96,7 +96,7 @@ def load_file(cand: Candidate) -> FileResult:
     if any(f.code == "NL003" for f in findings):  # a template (sed/envsubst/Helm placeholders) is no config
         from netlint.jobs.templates import template_or_parse_error
 
-        template, findings = template_or_parse_error(src, findings)
+        template, findings = template_or_parse_error(src, findings, read=bool(models))
         if template is not None:
             models.append(("templates", template))
     src.drop_parsed()  # models keep what rules need; the whole located tree would only cost memory

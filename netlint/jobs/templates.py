@@ -187,10 +187,11 @@ def find_template(file: str, text: str, suffix: str) -> Template | ParseError | 
     return Template(file, fmt, [Placeholder(text[a:b], ft.span(a, b), kind) for a, b, kind in found])
 
 
-def template_or_parse_error(src, findings: list) -> tuple[Template | None, list]:
+def template_or_parse_error(src, findings: list, read: bool = False) -> tuple[Template | None, list]:
     """The engine's step for a file whose loaders reported a parse error (NL003 ``key="parse"``):
     a template replaces those findings; a template that is broken besides keeps one NL003, moved to
-    the real error; any other file keeps its findings."""
+    the real error; any other file keeps its findings. ``read``: another loader read the file anyway
+    (or said why not, NL012): the parse error goes, and no second word about the template."""
     from netlint.findings import Finding
 
     parse = [f for f in findings if f.code == "NL003" and f.key == "parse"]
@@ -203,6 +204,8 @@ def template_or_parse_error(src, findings: list) -> tuple[Template | None, list]
     if got is None:
         return None, findings
     rest = [f for f in findings if f not in parse]
+    if isinstance(got, Template) and (read or any(f.code == "NL012" for f in rest)):
+        return None, rest
     if isinstance(got, ParseError):
         kind = "JSON" if src.suffix.lower() in JSON_SUFFIXES else "YAML"
         return None, rest + [Finding("NL003", f"{kind} does not parse: {got.message} (its template placeholders "
