@@ -17,7 +17,10 @@ class ExpertGridNotDivisible(Rule):
     **Bad**: 8 GPUs with ``--pipeline-model-parallel-size 4 --expert-model-parallel-size 8`` (needs 32)
     **Good**: 4 nodes × 8 GPUs
 
-    **Source**: research/jobs.md §1d #2; worked example §5 (train_mixtral_8x7b_distributed.sh).
+    **Source**: NVIDIA/Megatron-LM@d98e8a64 megatron/core/parallel_state.py L871-884 (ETP defaults to TP,
+    the expert grid size and the RuntimeError); megatron/core/model_parallel_config.py L506-507.
+    Megatron-LM's own examples/mixtral/train_mixtral_8x7b_distributed.sh (same commit) L7-13, L83-85
+    gives 8 GPUs (``NNODES=${SLURM_NNODES:-"1"}``) to PP 4 × EP 8.
     """
 
     code = "JOB404"

@@ -20,7 +20,11 @@ class LayersNotDivisible(Rule):
 
     **Bad**: ``--num-layers 70 --pipeline-model-parallel-size 12`` **Good**: 72 layers, or PP 10
 
-    **Source**: research/jobs.md §1d #9, #10, "What MDS does differently".
+    **Source**: NVIDIA/Megatron-LM@d98e8a64 megatron/training/arguments.py L953-975 (virtual stages),
+    L985-998 (no VPP); megatron/core/transformer/transformer_block.py L148-158, L175-178
+    (``get_num_layers_to_build``: the same two asserts in megatron-core, which NeMo models build
+    through); microsoft/Megatron-DeepSpeed@f4157be megatron/model/gpt_model.py L459-463 (the pipeline
+    model is a DeepSpeed ``PipelineModule`` with ``partition_method='type:transformer'``).
     """
 
     code = "JOB405"

@@ -19,7 +19,9 @@ class HeadsNotDivisibleByTp(Rule):
     **Bad**: ``--num-attention-heads 96 --tensor-model-parallel-size 16`` (96 % 16 = 0 is fine; 40 heads
     on TP=16 is not) **Good**: TP dividing the head count
 
-    **Source**: research/jobs.md §1d #14, #15; §3b #15.
+    **Source**: NVIDIA/Megatron-LM@d98e8a64 megatron/core/transformer/transformer_config.py L1446-1468;
+    microsoft/DeepSpeed@38327e07 deepspeed/sequence/layer.py L34, L50, docs/_tutorials/ds-sequence.md L79;
+    microsoft/Megatron-DeepSpeed@f4157be megatron/arguments.py L974 (``--ds-sequence-parallel-size``).
     """
 
     code = "JOB406"

@@ -16,7 +16,7 @@ class SequenceShape(Rule):
 
     **Bad**: ``--seq-length 8190 --context-parallel-size 2`` **Good**: 8192
 
-    **Source**: research/jobs.md §1d #18, #19.
+    **Source**: NVIDIA/Megatron-LM@d98e8a64 megatron/training/arguments.py L1335-1338, L1353-1358.
     """
 
     code = "JOB407"

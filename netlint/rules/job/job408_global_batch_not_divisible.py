@@ -17,7 +17,9 @@ class GlobalBatchNotDivisible(Rule):
 
     **Bad**: ``--global-batch-size 2 --micro-batch-size 1`` on DP = 4 **Good**: a multiple of 4
 
-    **Source**: research/jobs.md §1d #23, §4a.
+    **Source**: NVIDIA/Megatron-LM@d98e8a64 megatron/core/num_microbatches_calculator.py L381-391;
+    NVIDIA/NeMo@8cfedd7 nemo/collections/nlp/modules/common/megatron/megatron_init.py L169-182 (NeMo
+    calls megatron-core's ``init_num_microbatches_calculator`` with ``decrease_batch_size_if_needed=False``).
     """
 
     code = "JOB408"

@@ -17,7 +17,8 @@ class BatchScheduleConflict(Rule):
     **Bad**: ``--global-batch-size 1536 --step-batch-size-schedule "0:16 … 12B:1536"``
     **Good**: only the schedule (its last entry is the final batch)
 
-    **Source**: research/jobs.md §1d #22, §5.
+    **Source**: NVIDIA/Megatron-LM@d98e8a64 megatron/training/arguments.py L695-701;
+    examples/gpt3/train_gpt3_175b_distributed.sh L39-40 (same commit).
     """
 
     code = "JOB409"

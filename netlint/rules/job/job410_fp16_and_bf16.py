@@ -18,7 +18,8 @@ class Fp16AndBf16(Rule):
 
     **Bad**: ``"fp16": {"enabled": true}, "bf16": {"enabled": true}`` **Good**: one of them
 
-    **Source**: research/jobs.md §1d #26, §3b #4.
+    **Source**: NVIDIA/Megatron-LM@d98e8a64 megatron/training/arguments.py L1195-1196, L1204-1205;
+    microsoft/DeepSpeed@38327e07 deepspeed/runtime/config.py L834-835.
     """
 
     code = "JOB410"

@@ -15,14 +15,19 @@ class SequenceParallelWithoutTp(Rule):
     parallelism is disabled" (arguments.py L1433-1439) — the setting does nothing, and often means the
     intended TP was lost (the llama3 example's comment says "with TP_SIZE=2"). megatron-core's
     TransformerConfig raises "Cannot use sequence parallelism without tensor parallelism" when built
-    directly (model_parallel_config.py L503-504); whether NeMo disables it first is unconfirmed.
+    directly (model_parallel_config.py L502-504); NeMo 1.x turns it off first ("Setting sequence parallel
+    to False", megatron_base_model.py L1019-1025).
 
     **Bad**: ``--tensor-model-parallel-size 1 --sequence-parallel`` **Good**: TP ≥ 2, or no flag
 
     **Fix**: remove ``--sequence-parallel`` / set ``sequence_parallel: false`` (safe: Megatron already
     ignores it).
 
-    **Source**: research/jobs.md §1d #30; §5 (mixtral, llama3, NeMo mixtral examples).
+    **Source**: NVIDIA/Megatron-LM@d98e8a64 megatron/training/arguments.py L1433-1439,
+    megatron/core/model_parallel_config.py L502-504, examples/llama/train_llama3_8b_h100_fp8.sh L33, L120
+    and examples/mixtral/train_mixtral_8x7b_distributed.sh L83, L87 (TP 1 with ``--sequence-parallel``);
+    NVIDIA/NeMo@8cfedd7 nemo/collections/nlp/models/language_modeling/megatron_base_model.py L220,
+    L1013-1025 (``_validate_and_override_config``).
     """
 
     code = "JOB411"

@@ -16,7 +16,7 @@ class TpCommOverlapWithoutSp(Rule):
 
     **Bad**: ``--tp-comm-overlap`` alone **Good**: ``--tp-comm-overlap --sequence-parallel``
 
-    **Source**: research/jobs.md §1d #31.
+    **Source**: NVIDIA/Megatron-LM@d98e8a64 megatron/training/arguments.py L1441-1442.
     """
 
     code = "JOB412"

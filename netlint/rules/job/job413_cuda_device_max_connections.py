@@ -19,7 +19,9 @@ class CudaDeviceMaxConnections(Rule):
 
     **Bad**: ``export CUDA_DEVICE_MAX_CONNECTIONS=32`` with TP 8 **Good**: ``export CUDA_DEVICE_MAX_CONNECTIONS=1``
 
-    **Source**: research/jobs.md §1d #32.
+    **Source**: NVIDIA/Megatron-LM@d98e8a64 megatron/training/arguments.py L1453-1479 (the assert is the
+    ``else`` branch at L1476-1479: skipped on compute capability ≥ 10, with Torch-FSDP2/Megatron-FSDP, or
+    with ``--overlap-moe-expert-parallel-comm``, which only warn).
     """
 
     code = "JOB413"

@@ -18,7 +18,7 @@ class OverlapParamGather(Rule):
     **Bad**: ``--overlap-param-gather --overlap-grad-reduce`` alone
     **Good**: add ``--use-distributed-optimizer``
 
-    **Source**: research/jobs.md §1d #35.
+    **Source**: NVIDIA/Megatron-LM@d98e8a64 megatron/training/arguments.py L1024-1029.
     """
 
     code = "JOB414"

@@ -12,11 +12,15 @@ class EpTpWithoutSp(Rule):
 
     **Why**: megatron-core warns "When using expert parallelism and tensor parallelism for training,
     sequence parallelism must be used" (model_parallel_config.py L561-565); the ``--yaml-cfg`` path
-    asserts it. Without SP every TP rank routes the full sequence's tokens, multiplying the all-to-all.
+    asserts it. In training, megatron-core's ``MoELayer.forward`` raises a ValueError ("During training,
+    performance may degrade if MoE and tensor parallelism are enabled without also enabling sequence
+    parallelism", moe_layer.py L636-640; present since 28c8dd71, 2024-05-30, e.g. in core_v0.12.0 to
+    core_v0.15.0), so such a run stops at its first MoE forward step.
 
     **Bad**: ``--tensor-model-parallel-size 2 --expert-model-parallel-size 4`` **Good**: add ``--sequence-parallel``
 
-    **Source**: research/jobs.md §1d #34.
+    **Source**: NVIDIA/Megatron-LM@d98e8a64 megatron/core/model_parallel_config.py L560-565,
+    megatron/training/yaml_arguments.py L335-338, megatron/core/transformer/moe/moe_layer.py L636-640.
     """
 
     code = "JOB416"

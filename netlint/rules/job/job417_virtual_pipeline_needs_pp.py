@@ -17,7 +17,9 @@ class VirtualPipelineNeedsPp(Rule):
 
     **Bad**: ``--num-virtual-stages-per-pipeline-rank 2`` with PP 1 **Good**: PP ≥ 2 and M ≥ PP
 
-    **Source**: research/jobs.md §1d #12, #13.
+    **Source**: NVIDIA/Megatron-LM@d98e8a64 megatron/training/arguments.py L1000-1009;
+    megatron/core/pipeline_parallel/schedules.py L1160-1168; megatron/core/model_parallel_config.py
+    L567-568 (``microbatch_group_size_per_vp_stage`` defaults to PP).
     """
 
     code = "JOB417"

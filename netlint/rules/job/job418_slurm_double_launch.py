@@ -12,13 +12,16 @@ class SlurmDoubleLaunch(Rule):
     --nproc_per_node N`` with N > 1.
 
     **Why**: torchrun starts N processes per agent; with k agents per node the node gets k·N processes
-    competing for N GPUs, and the rendezvous waits for k·nnodes agents. The two launch styles (one task
-    per node running torchrun, or one task per GPU running python) must not be mixed.
+    competing for N GPUs. The two launch styles (one task per node running torchrun, or one task per GPU
+    running python) must not be mixed.
 
     **Bad**: ``#SBATCH --ntasks-per-node=8`` + ``srun torchrun --nproc_per_node 8``
     **Good**: ``--ntasks-per-node=1`` with torchrun
 
-    **Source**: research/jobs.md §2b (Slurm launch styles), §6.
+    **Source**: Slurm sbatch(1) and srun(1), ``--ntasks-per-node`` ("Request that ntasks be invoked on each
+    node", https://slurm.schedmd.com/sbatch.html, https://slurm.schedmd.com/srun.html); torchrun (Elastic
+    Launch), https://docs.pytorch.org/docs/stable/elastic/run.html ("torchrun will launch the given
+    number of processes per node (--nproc-per-node)"); pytorch/pytorch@010929fd torch/distributed/run.py.
     """
 
     code = "JOB418"

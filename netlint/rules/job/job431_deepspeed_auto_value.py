@@ -20,7 +20,13 @@ class DeepSpeedAutoValue(Rule):
     **Bad**: ``"train_micro_batch_size_per_gpu": "auto"`` in a Megatron-DeepSpeed launch
     **Good**: the number, or launch through HF Trainer / Accelerate
 
-    **Source**: research/jobs.md §3c (TF integrations/deepspeed.py, DS config_utils.py L55-57).
+    **Source**: microsoft/DeepSpeed@38327e07 deepspeed/runtime/config_utils.py L54-57 (``"auto"`` dropped
+    in pydantic sub-configs), deepspeed/runtime/config.py L802-806 (top-level batch keys read as given);
+    huggingface/transformers@02348331 src/transformers/integrations/deepspeed.py
+    (``HfTrainerDeepSpeedConfig.fill_match``, ``trainer_config_process``, ``trainer_config_finalize``);
+    huggingface/accelerate@16cb6eb8 src/accelerate/utils/dataclasses.py L1357-1366
+    (``DeepSpeedPlugin.fill_match``), src/accelerate/accelerator.py L2172, L2288-2294
+    (``_prepare_deepspeed``).
     """
 
     code = "JOB431"

@@ -19,14 +19,18 @@ class DeepSpeedUnknownKey(Rule):
     **Why**: ``DeepSpeedZeroConfig`` and the offload configs are pydantic models with
     ``extra="forbid"``: an unknown key raises "Extra inputs are not permitted" at ``deepspeed.initialize``
     (config_utils.py L105-112). Top-level keys are read one by one with defaults, so a misspelt one is
-    silently ignored (research/jobs.md §3b #10) — only likely typos are reported there, to stay silent on
+    silently ignored (config.py L802-917, ``get_scalar_param`` = ``dict.get``) — only likely typos are
+    reported there, to stay silent on
     keys of DeepSpeed versions netlint does not know.
 
     **Bad**: ``"zero_optimization": {"stage": 3, "overlap_com": true}`` **Good**: ``"overlap_comm"``
 
     **Fix**: the did-you-mean spelling (unsafe).
 
-    **Source**: research/jobs.md §3a, §3b #10; DS zero/config.py, offload_config.py.
+    **Source**: microsoft/DeepSpeed@38327e07 deepspeed/runtime/config_utils.py L105-113
+    (``extra="forbid"``), L193-194 (``get_scalar_param``); deepspeed/runtime/config.py L160-241 (the keys
+    read under ``fp16``/``bf16``), L802-917 (``_initialize_params``); deepspeed/runtime/zero/config.py
+    (``DeepSpeedZeroConfig``), deepspeed/runtime/zero/offload_config.py L21, L52 (the offload models).
     """
 
     code = "JOB432"

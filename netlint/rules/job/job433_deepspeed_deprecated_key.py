@@ -15,14 +15,15 @@ class DeepSpeedDeprecatedKey(Rule):
 
     **Why**: DeepSpeed warns "Config parameter … is deprecated use … instead" and maps it; giving the old
     and the new key together raises "Cannot provide deprecated parameter '…' and replacing parameter '…'
-    together" (zero/config.py L174-270, config_utils.py L59-93). Deprecated keys disappear in later
+    together" (zero/config.py L174-206, L265-270; config_utils.py L60-97). Deprecated keys disappear in later
     releases.
 
     **Bad**: ``"cpu_offload": true`` **Good**: ``"offload_optimizer": {"device": "cpu"}``
 
     **Fix**: renames ``stage3_gather_fp16_weights_on_model_save`` (safe, same meaning).
 
-    **Source**: research/jobs.md §3a, §5 (corpus deepspeed/ and bigscience/jz-ds_zero3.json).
+    **Source**: microsoft/DeepSpeed@38327e07 deepspeed/runtime/zero/config.py L174-206, L265-270;
+    deepspeed/runtime/config_utils.py L60-97 (``_process_deprecated_field``).
     """
 
     code = "JOB433"

@@ -15,14 +15,18 @@ class DeepSpeedZeroConfig(Rule):
     ``communication_data_type`` not fp16/bf16/fp32; ZeRO stage ≥ 2 in a Megatron-DeepSpeed launch with
     pipeline parallelism (PP > 1).
 
-    **Why**: "Maximum supported ZeRO stage is 3" (config.py L1017-1020); "Partial offloading only
+    **Why**: ``stage`` is a ``ZeroStageEnum`` of 0-3 (zero/config.py L77-91, so pydantic rejects any
+    other value) and "Maximum supported ZeRO stage is 3" (config.py L1016-1019); "Partial offloading only
     supported for ZeRO Stage 3." (zero/config.py L356-361); "Invalid communication_data_type. Supported
     data types: ['fp16', 'bf16', 'fp32']" (config.py L252-266); "ZeRO-2 and ZeRO-3 are incompatible with
-    pipeline parallelism" (pipe/engine.py L77-78).
+    pipeline parallelism" (pipe/engine.py L77-78) — Megatron-DeepSpeed builds a ``PipelineModule``
+    (``GPTModelPipe``) whenever ``--deepspeed`` is on without ``--no-pipeline-parallel``.
 
     **Bad**: ``--pipeline-model-parallel-size 4 --zero-stage 2`` **Good**: ZeRO-1 with PP
 
-    **Source**: research/jobs.md §3b #5, #6, #9, #11.
+    **Source**: microsoft/DeepSpeed@38327e07 deepspeed/runtime/config.py L252-266, L1016-1019;
+    deepspeed/runtime/zero/config.py L77-91, L356-361; deepspeed/runtime/pipe/engine.py L77-78;
+    microsoft/Megatron-DeepSpeed@f4157be pretrain_gpt.py L51-52, megatron/model/gpt_model.py L459-463.
     """
 
     code = "JOB434"
@@ -60,6 +64,7 @@ class DeepSpeedZeroConfig(Rule):
                 yield self.finding("offload_optimizer.ratio < 1 (partial offload) needs ZeRO stage 3", r.span,
                                    key=f"{cfg.file}:ratio")
         c = cfg.root.get("communication_data_type")
-        if isinstance(c, Scalar) and c.value is not None and c.value not in ("fp16", "bf16", "fp32"):
+        # DeepSpeed lower-cases the value first (runtime/config.py L256): "BF16" is accepted.
+        if isinstance(c, Scalar) and c.value is not None and str(c.value).lower() not in ("fp16", "bf16", "fp32"):
             yield self.finding(f"communication_data_type {c.value!r} is not one of fp16, bf16, fp32", c.span,
                                key=f"{cfg.file}:comm-dtype")

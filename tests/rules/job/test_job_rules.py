@@ -151,3 +151,12 @@ srun bash -c "python -m torch.distributed.run --nproc_per_node 8 --nnodes \\$SLU
     assert any("differs from --micro-batch-size 1" in f.message and at(f) == (7, 36) for f in mism)
     zp = only(report, "JOB434")
     assert "ZeRO stage 2 with PP=2" in zp.message and at(zp) == (7, 96)
+
+
+def test_job434_communication_data_type_is_case_insensitive(tmp_path):
+    """DeepSpeed lower-cases ``communication_data_type`` before checking it (runtime/config.py L256)."""
+    bad = '{\n  "train_micro_batch_size_per_gpu": 1,\n  "communication_data_type": "int8"\n}\n'
+    f = only(lint_repo(tmp_path / "b", {"ds_config.json": bad}), "JOB434")
+    assert at(f) == (3, 30) and "'int8'" in f.message
+    good = bad.replace('"int8"', '"BF16"')
+    assert not [x for x in lint_repo(tmp_path / "g", {"ds_config.json": good}).findings if x.code == "JOB434"]
