@@ -132,6 +132,8 @@ def unknown_sizes(job: "TrainingJob") -> Iterator[Finding]:
         yield _nl012(f"{label} unknown: {u.reason}; checks that need it are skipped", span,
                      f"{job.label}:unknown:{name}")
     ref = job.ds_config_ref
+    if "ds_config" in job.unknown:
+        return  # the template fill already said which substitution is unknown (netlint.jobs.fill)
     written = _heredoc_for(job)
     if ref is not None and job.ds_config is None and written is not None:
         u = next((p.unknown for p in written.body.parts if p.unknown is not None), None)
