@@ -7,14 +7,16 @@ Layers, lowest first:
    ``setenv(name, value, 0)``: a name already in the process environment is never overwritten, and
    the first file to set a name wins (NVIDIA/nccl@f98355115914644c66c369e0abb6f85456c99c05
    ``src/misc/param.cc`` L25-60; @081eafafc98385c45e38d5f5a35b3175735a5847 L66-81 with
-   ``$NCCL_CONF_FILE``; NCCL User Guide, "Environment Variables": "Environment variables can also be
-   set statically in /etc/nccl.conf … or in ${NCCL_CONF_FILE}").
+   ``$NCCL_CONF_FILE``; NCCL User Guide, "Environment Variables",
+   https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html: "Environment variables can
+   also be set statically in /etc/nccl.conf … or in ${NCCL_CONF_FILE}").
 1. **the launch's environment**: the script's exports and the env files of :mod:`netlint.nccl.scope`.
 2. **a one-command prefix** ``NCCL_X=v cmd`` / ``env NCCL_X=v cmd``: that command's environment only
    (bash(1) "SIMPLE COMMAND EXPANSION").
 3. **the MPI launcher's options** ``mpirun -x NAME=value`` / ``-genv NAME value``: "sets its value to
    ``bar`` in the started processes" (open-mpi/ompi@19fcf6a8a3c733306e3ce5179145e649d8a85414
-   ``3rd-party/prrte/src/docs/prrte-rst-content/cli-x.rst`` L15-21; Open MPI mpirun(1) "-x <env>"),
+   ``3rd-party/prrte/src/docs/prrte-rst-content/cli-x.rst`` L15-21; Open MPI mpirun(1) "-x <env>",
+   open-mpi/ompi@6925923dbdc8e8abff355501e19c6541683cd3e3 ``docs/man-openmpi/man1/mpirun.1.rst``),
    whatever the launcher's own environment holds. ``-x NAME`` forwards the launcher's value, so it
    adds no layer of its own (:mod:`netlint.nccl.mpirun` leaves it out when the script gives the value).
 

@@ -29,11 +29,14 @@ class OverriddenSetting(Rule):
 
     Source: NVIDIA/nccl@f98355115914644c66c369e0abb6f85456c99c05 `src/misc/param.cc` L25-60
     (`setEnvFile`: `setenv(envVar, envValue, 0)`; `~/.nccl.conf`, then `/etc/nccl.conf`);
-    NCCL User Guide, Environment Variables ("Environment variables can also be set statically in
-    /etc/nccl.conf … or in ${NCCL_CONF_FILE}"); open-mpi/ompi@19fcf6a8a3c733306e3ce5179145e649d8a85414
+    NCCL User Guide, Environment Variables
+    (https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html: "Environment variables can
+    also be set statically in /etc/nccl.conf … or in ${NCCL_CONF_FILE}");
+    open-mpi/ompi@19fcf6a8a3c733306e3ce5179145e649d8a85414
     `3rd-party/prrte/src/docs/prrte-rst-content/cli-x.rst` L15-21 ("`-x foo=bar` … sets its value to
-    `bar` in the started processes"); Open MPI mpirun(1) "-x <env>"; Intel MPI Library Developer
-    Reference, "-genv"; bash(1) "SIMPLE COMMAND EXPANSION".
+    `bar` in the started processes"); Open MPI mpirun(1) "-x <env>"
+    (open-mpi/ompi@6925923dbdc8e8abff355501e19c6541683cd3e3 `docs/man-openmpi/man1/mpirun.1.rst`);
+    Intel MPI Library Developer Reference, "-genv"; bash(1) "SIMPLE COMMAND EXPANSION".
     """
 
     code = "NCCL324"
