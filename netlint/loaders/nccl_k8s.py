@@ -7,6 +7,13 @@ Rather than a table of every workload kind's pod-template path, the loader walks
 ``spec.mpiReplicaSpecs.Launcher…``). One :class:`NcclEnv` per container; its ``scope`` names the
 kind, the object and the container. A bare ``env:`` block (a fragment cut from a manifest) works too.
 
+A container's ``command:``/``args:`` is read too (:mod:`netlint.nccl.k8s_argv`): ``mpirun -x NAME=v`` and
+``-genv`` items, and the ``export``s and ``mpirun -x`` of a ``bash -c`` script, each located at its token
+in the YAML file; they follow the ``env:`` entries in the container's env (the script and the launcher
+override the container environment). A ``ConfigMap``'s ``data`` (scripts, env files, nccl.conf, NCCL
+keys for ``envFrom``) is read by :mod:`netlint.nccl.configmap`. Documents that are not Kubernetes
+objects or fragments of one (Helm values, Compose files) are other loaders'.
+
 Kubernetes semantics kept: the **last** entry of a duplicated name wins; ``$(VAR)`` is expanded by the
 kubelet from entries *earlier in the same list* (resolved here when that entry is known, else Unknown);
 ``${VAR}`` is not expanded by Kubernetes but usually by an envsubst/Helm step before ``kubectl apply``,
@@ -33,49 +40,110 @@ class K8sEnvLoader(Loader):
     def claims(self, src: SourceFile) -> bool:
         from netlint.nccl.build import mentions_nccl
 
+        from netlint.loaders.nccl_helm import is_helm_template
+
         text = src.text
-        if "env:" not in text or "name:" not in text or not mentions_nccl(text):
+        if not mentions_nccl(text) or not ("env:" in text or "command:" in text or "args:" in text
+                                           or "ConfigMap" in text) or is_helm_template(src):
             return False
         try:
             docs = src.yaml_docs
         except Exception:
             return False
-        return any(True for d in docs for _ in _env_lists(d.root, ()))
+        return any(_ours(d.root) for d in docs)
 
     def load(self, src: SourceFile) -> Iterator[Any]:
         from netlint.loaders.base import parsed_yaml
+        from netlint.nccl.build import LineIndex
 
         roots, problems = parsed_yaml(src)
         yield from problems
+        index = LineIndex(src.path, src.text)
         for root in roots:
-            yield from _envs_of(src.path, root)
+            if doc_kind(root) in ("object", "fragment"):
+                yield from _envs_of(src.path, src.text, index, root)
+                if _is_configmap(root):
+                    from netlint.nccl.configmap import configmap_envs
+
+                    yield from configmap_envs(src.path, src.text, index, root)
 
 
-def _env_lists(node: Any, path: tuple) -> Iterator[tuple[tuple, Any, Any]]:
-    """(path, owner mapping, env sequence) for every ``env:`` list of ``{name: ...}`` mappings."""
+# Keys of a container (and of the pod-template path to one) that a fragment cut from a manifest holds.
+CONTAINER_KEYS = {"env", "envFrom", "name", "image", "imagePullPolicy", "command", "args", "workingDir",
+                  "resources", "volumeMounts", "ports", "securityContext", "livenessProbe", "readinessProbe",
+                  "startupProbe", "lifecycle", "stdin", "tty", "containers", "initContainers", "spec",
+                  "template", "metadata", "volumes"}
+
+
+def doc_kind(root: Any) -> str | None:
+    """``object`` (apiVersion + kind), ``fragment`` (a container or env list cut from one), ``compose``
+    (a root ``services:`` map of service maps), ``values`` (any other mapping: Helm values and the
+    like), or None."""
     from netlint.located import MapNode, SeqNode
 
+    if isinstance(root, SeqNode):
+        return "fragment"
+    if not isinstance(root, MapNode):
+        return None
+    if "apiVersion" in root and "kind" in root:
+        return "object"
+    services = root.get("services")
+    if isinstance(services, MapNode) and services and all(isinstance(v, MapNode) for v in services.values()):
+        return "compose"
+    if set(root) <= CONTAINER_KEYS and not isinstance(root.get("env"), MapNode):
+        return "fragment"
+    return "values"
+
+
+def _is_configmap(root: Any) -> bool:
+    from netlint.located import Scalar
+
+    kind = root.get("kind") if hasattr(root, "get") else None
+    return isinstance(kind, Scalar) and kind.value == "ConfigMap"
+
+
+def _ours(root: Any) -> bool:
+    if doc_kind(root) not in ("object", "fragment"):
+        return False
+    if _is_configmap(root):
+        from netlint.nccl.configmap import configmap_has_nccl
+
+        return configmap_has_nccl(root)
+    return any(True for _ in _containers(root, ()))
+
+
+def _env_list(node: Any) -> bool:
+    from netlint.located import MapNode, SeqNode
+
+    return isinstance(node, SeqNode) and bool(node) and all(isinstance(e, MapNode) and "name" in e for e in node)
+
+
+def _containers(node: Any, path: tuple) -> Iterator[tuple[tuple, Any]]:
+    """(path, container mapping) for every mapping with an ``env:`` list of ``{name: ...}`` mappings or a
+    ``command:``/``args:`` that runs an MPI launcher or a shell script naming an NCCL variable."""
+    from netlint.located import MapNode, SeqNode
+    from netlint.nccl.k8s_argv import argv_nodes, mentions_launch
+
     if isinstance(node, MapNode):
-        env = node.get("env")
-        if isinstance(env, SeqNode) and env and all(isinstance(e, MapNode) and "name" in e for e in env):
-            yield path, node, env
+        if _env_list(node.get("env")) or mentions_launch(argv_nodes(node)):
+            yield path, node
         for k, v in node.items():
-            if k != "env":
-                yield from _env_lists(v, path + (k,))
+            if k not in ("env", "command", "args"):
+                yield from _containers(v, path + (k,))
     elif isinstance(node, SeqNode):
         for i, v in enumerate(node):
-            yield from _env_lists(v, path + (i,))
+            yield from _containers(v, path + (i,))
 
 
-def _envs_of(file: str, root: Any) -> Iterator[Any]:
-    from netlint.findings import Finding
+def _envs_of(file: str, text: str, index: Any, root: Any) -> Iterator[Any]:
     from netlint.located import MapNode, Scalar
-    from netlint.models.nccl import NcclEnv, NcclVar, Unknown
+    from netlint.models.nccl import NcclEnv, NcclVar
+    from netlint.nccl.k8s_argv import command_env
 
     kind = root.get("kind") if isinstance(root, MapNode) else None
     meta = root.get("metadata") if isinstance(root, MapNode) else None
     obj = meta.get("name") if isinstance(meta, MapNode) else None
-    for path, owner, env in _env_lists(root, ()):
+    for path, owner in _containers(root, ()):
         label = [str(kind.value) if isinstance(kind, Scalar) else None,
                  str(obj.value) if isinstance(obj, Scalar) else None]
         label += [str(p) for p in path if isinstance(p, str) and p not in
@@ -84,34 +152,55 @@ def _envs_of(file: str, root: Any) -> Iterator[Any]:
         if isinstance(cname, Scalar) and path:
             label.append(str(cname.value))
         scope = "/".join(x for x in label if x) or None
-        variables = []
-        seen: dict[str, Any] = {}
-        for item in env:
-            name = item.get("name")
-            if not isinstance(name, Scalar) or not isinstance(name.value, str):
-                continue
-            stmt = item.span
-            if "valueFrom" in item:
-                value: Any = Unknown("valueFrom", item.key_span("valueFrom"), "a valueFrom reference")
-            elif "value" not in item or item.get("value") is None or \
-                    (isinstance(item.get("value"), Scalar) and item["value"].value is None):
-                node = item.get("value")
-                span = node.span if isinstance(node, Scalar) else name.span
-                value = Scalar("", span, "", False)
-            else:
-                node = item["value"]
-                if not isinstance(node, Scalar):
-                    continue
-                if not isinstance(node.value, str):
-                    yield Finding("NL005", f"env value of {name.value} must be a string; Kubernetes rejects "
-                                  f"{node.raw!r} unquoted (write \"{node.raw}\")", node.span, key=f"env:{name.value}")
-                    value = Scalar(node.raw, node.span, node.raw, False)
+        variables: list[Any] = []
+        env = owner.get("env")
+        if _env_list(env):
+            for item in _env_items(env):
+                if isinstance(item, NcclVar):
+                    variables.append(item)
                 else:
-                    value = _resolve(node, seen)
-            variables.append(NcclVar(name=Scalar(name.value, name.span, name.raw, name.quoted), value=value,
-                                     how="k8s", statement=stmt))
-            seen[name.value] = value
-        yield NcclEnv(file=file, format="k8s", scope=scope, span=owner.key_span("env"), variables=variables)
+                    yield item
+        more, launches, launch_spans, findings = command_env(file, text, index, owner, list(variables), scope)
+        yield from findings
+        variables += more
+        span = owner.key_span("env") if "env" in owner else owner.key_span("command" if "command" in owner
+                                                                            else "args")
+        yield NcclEnv(file=file, format="k8s", scope=scope, span=span, variables=variables,
+                      launches=launches, launch_spans=launch_spans)
+
+
+def _env_items(env: Any) -> Iterator[Any]:
+    """NcclVars of an ``env:`` list (and NL005 findings), Kubernetes semantics (module docs)."""
+    from netlint.findings import Finding
+    from netlint.located import Scalar
+    from netlint.models.nccl import NcclVar, Unknown
+
+    seen: dict[str, Any] = {}
+    for item in env:
+        name = item.get("name")
+        if not isinstance(name, Scalar) or not isinstance(name.value, str):
+            continue
+        stmt = item.span
+        if "valueFrom" in item:
+            value: Any = Unknown("valueFrom", item.key_span("valueFrom"), "a valueFrom reference")
+        elif "value" not in item or item.get("value") is None or \
+                (isinstance(item.get("value"), Scalar) and item["value"].value is None):
+            node = item.get("value")
+            span = node.span if isinstance(node, Scalar) else name.span
+            value = Scalar("", span, "", False)
+        else:
+            node = item["value"]
+            if not isinstance(node, Scalar):
+                continue
+            if not isinstance(node.value, str):
+                yield Finding("NL005", f"env value of {name.value} must be a string; Kubernetes rejects "
+                              f"{node.raw!r} unquoted (write \"{node.raw}\")", node.span, key=f"env:{name.value}")
+                value = Scalar(node.raw, node.span, node.raw, False)
+            else:
+                value = _resolve(node, seen)
+        yield NcclVar(name=Scalar(name.value, name.span, name.raw, name.quoted), value=value,
+                      how="k8s", statement=stmt)
+        seen[name.value] = value
 
 
 def _resolve(node, seen: dict[str, Any]):

@@ -23,7 +23,7 @@ from pydantic import Field, field_serializer
 from netlint.located import Scalar, Span
 from netlint.models.base import Located, Model
 
-Format = Literal["dotenv", "shell", "k8s", "nccl.conf"]
+Format = Literal["dotenv", "shell", "k8s", "nccl.conf", "helm", "compose", "dockerfile"]
 
 
 class Unknown:
@@ -65,7 +65,9 @@ class SourceRef(Model):
 class NcclVar(Model):
     name: Located[str]
     value: Any = Field(description="Scalar (the value NCCL sees) or Unknown")
-    how: str = Field("assign", description="export | assign | prefix | env | dotenv | k8s | nccl.conf")
+    how: str = Field("assign", description="export | assign | prefix | env | dotenv | k8s | nccl.conf | "
+                                           "configmap | helm | compose | dockerfile | mpirun-x | mpirun-x-forward "
+                                           "| mpirun-genv | mpirun-env | mpirun-genvlist | mpirun-envlist")
     exported: bool = True
     statement: Span | None = None
     via: list[Span] = Field(default_factory=list, description="source lines that brought it in")

@@ -82,8 +82,10 @@ def add_line(env: "NcclEnv", name: str, value: str, ws: "Workspace", description
 
     ``.env`` and nccl.conf files get the line at the end. A shell script gets it right after its last
     ``export`` (else after the ``#!`` line), so it comes before the commands that launch the job.
+    None too for an env that is part of a file (``scope`` set: a container, a ConfigMap entry, a Helm
+    values block, a Dockerfile stage): a line added at the file's end would land outside it.
     """
-    if env.format == "k8s":
+    if env.format not in ("shell", "dotenv", "nccl.conf") or env.scope is not None:
         return None
     text = ws.text(env.file)
     if text is None:

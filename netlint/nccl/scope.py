@@ -70,7 +70,11 @@ def job_files(ws: "Workspace") -> set[str]:
 
 
 def is_env_file(ws: "Workspace", env: "NcclEnv") -> bool:
-    """An env *file* (applies by directory): .env, nccl.conf, or a shell file that runs nothing."""
+    """An env *file* (applies by directory): .env, nccl.conf, or a shell file that runs nothing. A part
+    of a file (``scope`` set: a container, a ConfigMap entry, a Helm values block, a Dockerfile stage, a
+    here-document) reaches only what uses it, which its directory does not tell."""
+    if env.scope is not None:
+        return False
     if env.format in ("dotenv", "nccl.conf"):
         return True
     if env.format == "shell":

@@ -28,16 +28,37 @@ def finding_dict(f) -> dict:
     return out
 
 
+def nccl_settings(ws) -> list[dict]:
+    """Each NCCL variable the checked files set, once, where it is written: ``name``, ``value`` (null when
+    netlint cannot know it), ``how`` (export, k8s, helm, mpirun-x, dockerfile, …), ``format`` and
+    ``scope`` of its env (``MPIJob/…/launcher``, ``ncclTest.env``), the name's file/line/column and the
+    value's ``value_line``/``value_column``."""
+    out, seen = [], set()
+    for env in getattr(ws, "nccl_envs", ()):
+        for var in getattr(env, "variables", ()):
+            name = var.name.span
+            if "NCCL" not in var.key.upper() or (name.file, name.start, name.line, name.col) in seen:
+                continue
+            seen.add((name.file, name.start, name.line, name.col))
+            at = var.span
+            out.append({"name": var.key, "value": var.known, "how": var.how, "format": env.format,
+                        "scope": env.scope, "file": name.file, "line": name.line, "column": name.col,
+                        "value_line": at.line, "value_column": at.col})
+    return out
+
+
 def render(report, options) -> str:
     """Every finding, suppressed ones included (with ``suppressed``/``suppression``); with
-    ``--statistics`` a ``statistics`` object counts the unsuppressed findings per rule code."""
+    ``--statistics`` a ``statistics`` object counts the unsuppressed findings per rule code;
+    ``nccl_settings`` lists the NCCL variables read (:func:`nccl_settings`)."""
     from collections import Counter
 
     from netlint import __version__
 
     doc = {"version": __version__,
            "files": report.files,
-           "findings": [finding_dict(f) for f in report.findings]}
+           "findings": [finding_dict(f) for f in report.findings],
+           "nccl_settings": nccl_settings(getattr(report, "workspace", None))}
     if getattr(options, "statistics", False):
         doc["statistics"] = dict(sorted(Counter(f.code for f in report.findings if not f.suppressed).items()))
     if getattr(options, "exit_code", None) is not None:

@@ -199,8 +199,11 @@ def test_k8s_fragment_and_comments(shared):
     assert env.get("NCCL_DEBUG").span.line == 28 and isinstance(env.get("HF_TOKEN").value, Unknown)
 
 
-def test_yaml_without_env_lists_is_not_claimed(tmp_path):
-    report = lint_repo(tmp_path, {"values.yaml": "env:\n  NCCL_DEBUG: INFO\n"})
+def test_yaml_without_env_blocks_is_not_claimed(tmp_path):
+    # an NCCL name in a comment, a non-env map and a plain string are no env block (an `env:` map is a
+    # Helm values env block: tests/nccl/test_yaml_sources.py)
+    report = lint_repo(tmp_path, {"values.yaml": "# NCCL_DEBUG: INFO\nimage: {repository: nccl}\n"
+                                                 "args: \"NCCL_DEBUG=INFO\"\n"})
     assert envs(report) == []
 
 

@@ -1,0 +1,172 @@
+"""Helm chart values (``values.yaml`` and any values file): the env blocks anywhere in the values tree.
+
+Recognised by content, whatever the file is called: a YAML document that is neither a Kubernetes object
+(``apiVersion`` + ``kind``) nor a fragment of one nor a Compose file (``netlint.loaders.nccl_k8s.doc_kind``),
+holding an env block that names an NCCL-looking variable. Two shapes of env block, wherever they sit:
+
+- a map of variables, ``env: {NCCL_DEBUG: "WARN"}``: every key a variable name and every value a scalar,
+  under a key with ``env`` in its name (``env``, ``extraEnv``, ``envVars``, …) or with upper-case names
+  only (``NCCL_IB_HCA``), so ``image: {repository: …}`` never reads as one;
+- a list of ``{name:, value:}`` mappings, as in a pod spec (``valueFrom`` is Unknown).
+
+One :class:`NcclEnv` per block (format ``helm``, ``how`` = ``helm``, ``scope`` = its dotted path such as
+``ncclTest.env``). The chart's templates decide how a value reaches the pod (``| quote``, ``toYaml``):
+a number or boolean is taken as the text written, a null or ``{{ … }}`` value is Unknown. Values given
+at install time (``--set``, other values files) are not seen: these are the chart's defaults.
+
+Chart templates (``templates/*.yaml`` with ``{{ }}``) are not YAML until rendered: not read as configs;
+one NL012 (info) where such a template names an NCCL variable, so the file is not skipped silently.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Iterator
+
+from netlint.loaders.base import Loader
+from netlint.source import SourceFile
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_UPPER = re.compile(r"[A-Z_][A-Z0-9_]*\Z")
+
+
+class HelmValuesLoader(Loader):
+    name = "nccl-helm"
+    kind = "nccl_envs"
+    suffixes = (".yaml", ".yml")
+
+    def claims(self, src: SourceFile) -> bool:
+        from netlint.nccl.build import mentions_nccl
+
+        if not mentions_nccl(src.text) or is_helm_template(src):
+            return False
+        try:
+            docs = src.yaml_docs
+        except Exception:
+            return False
+        return any(True for d in docs if _is_values(d.root) for _ in _blocks(d.root, ()))
+
+    def load(self, src: SourceFile) -> Iterator[Any]:
+        from netlint.loaders.base import parsed_yaml
+
+        roots, problems = parsed_yaml(src)
+        yield from problems
+        for root in roots:
+            if _is_values(root):
+                for path, key, block in _blocks(root, ()):
+                    yield _env(src.path, src.text, path, key, block)
+
+
+class HelmTemplateLoader(Loader):
+    """NL012 for a chart template (``templates/…`` with ``{{ }}``) that sets NCCL variables."""
+
+    name = "nccl-helm-template"
+    kind = "nccl_envs"
+    suffixes = (".yaml", ".yml", ".tpl")
+
+    def claims(self, src: SourceFile) -> bool:
+        from netlint.nccl.build import NCCLISH
+
+        return is_helm_template(src) and NCCLISH.search(src.text) is not None
+
+    def load(self, src: SourceFile) -> Iterator[Any]:
+        from netlint.findings import Finding, Severity
+        from netlint.nccl.build import NCCLISH, LineIndex
+
+        m = NCCLISH.search(src.text)
+        names = sorted({x.group(0) for x in NCCLISH.finditer(src.text)})
+        shown = ", ".join(names[:3]) + (", …" if len(names) > 3 else "")
+        yield Finding("NL012", f"Helm template: {shown} not checked here; the chart fills this file when it is "
+                      "rendered (the values file is read, and `helm template` output can be linted)",
+                      LineIndex(src.path, src.text).span(m.start(), m.end()), Severity.INFO, key="helm-template")
+
+
+def is_helm_template(src: SourceFile) -> bool:
+    """A chart template: under a ``templates/`` folder, with ``{{ }}`` actions."""
+    return "{{" in src.text and "templates" in src.path.replace("\\", "/").split("/")[:-1]
+
+
+def _is_values(root: Any) -> bool:
+    from netlint.loaders.nccl_k8s import doc_kind
+
+    return doc_kind(root) == "values"
+
+
+def _blocks(node: Any, path: tuple) -> Iterator[tuple[tuple, Any, Any]]:
+    """(path, key Scalar, block) for every env block below ``node``."""
+    from netlint.located import MapNode, SeqNode
+
+    if isinstance(node, MapNode):
+        for k, v in node.items():
+            here = path + (k,)
+            if _env_map(k, v) or _env_list(v):
+                yield here, node.keys_at.get(k), v
+            else:
+                yield from _blocks(v, here)
+    elif isinstance(node, SeqNode):
+        for i, v in enumerate(node):
+            yield from _blocks(v, path + (i,))
+
+
+def _env_map(key: Any, node: Any) -> bool:
+    from netlint.located import MapNode, Scalar
+    from netlint.nccl.build import NCCLISH
+
+    if not isinstance(node, MapNode) or not node:
+        return False
+    names = [str(k) for k in node]
+    if not all(_NAME.match(n) for n in names) or not all(isinstance(v, Scalar) for v in node.values()):
+        return False
+    if not any(NCCLISH.fullmatch(n) for n in names):
+        return False
+    return "env" in str(key).lower() or all(_UPPER.match(n) for n in names)
+
+
+def _env_list(node: Any) -> bool:
+    from netlint.located import MapNode, Scalar, SeqNode
+    from netlint.nccl.build import NCCLISH
+
+    return isinstance(node, SeqNode) and bool(node) and \
+        all(isinstance(e, MapNode) and isinstance(e.get("name"), Scalar) for e in node) and \
+        any(NCCLISH.fullmatch(str(e["name"].value)) for e in node)
+
+
+def _value(text: str, node: Any, name: str):
+    from netlint.located import Scalar
+    from netlint.models.nccl import Unknown
+    from netlint.nccl.build import TEMPLATE
+
+    raw = text[node.span.start:node.span.end] if node.span.start >= 0 else str(node.raw)
+    if node.value is None:
+        return Unknown(raw, node.span, f"no value for {name} in the values file (the template decides)")
+    value = node.value if isinstance(node.value, str) else str(node.raw)
+    if TEMPLATE.search(value):
+        return Unknown(raw, node.span, "a template placeholder ({{ ... }})")
+    return Scalar(value, node.span, raw, node.quoted)
+
+
+def _env(file: str, text: str, path: tuple, key: Any, block: Any):
+    from netlint.located import MapNode, Scalar, SeqNode, Span
+    from netlint.models.nccl import NcclEnv, NcclVar, Unknown
+
+    variables = []
+    if isinstance(block, MapNode):
+        for k, v in block.items():
+            ks = block.keys_at[k]
+            variables.append(NcclVar(name=Scalar(str(k), ks.span, ks.raw, ks.quoted), value=_value(text, v, k),
+                                     how="helm", statement=Span(file, ks.span.line, ks.span.col, v.span.end_line,
+                                                                v.span.end_col, ks.span.start, v.span.end)))
+    elif isinstance(block, SeqNode):
+        for item in block:
+            name = item["name"]
+            if "valueFrom" in item:
+                value: Any = Unknown("valueFrom", item.key_span("valueFrom"), "a valueFrom reference")
+            elif isinstance(item.get("value"), Scalar):
+                value = _value(text, item["value"], str(name.value))
+            else:
+                continue
+            variables.append(NcclVar(name=Scalar(str(name.value), name.span, name.raw, name.quoted), value=value,
+                                     how="helm", statement=item.span))
+    scope = ".".join(str(p) for p in path)
+    span = key.span if key is not None else block.span
+    return NcclEnv(file=file, format="helm", scope=scope, span=span, variables=variables)
