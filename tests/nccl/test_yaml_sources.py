@@ -271,3 +271,53 @@ def test_json_report_lists_nccl_settings_with_lines(tmp_path, capsys):
     assert (dbg["value"], dbg["how"], dbg["format"], dbg["line"], dbg["column"]) == ("INFO", "helm", "helm", 7, 5)
     assert rows[("values.yaml", "NCCL_IB_HCA")]["value"] is None
     assert ("values.yaml", "UCX_TLS") not in rows
+
+
+def test_every_workload_kind_and_what_is_not_a_launch(tmp_path):
+    report = lint_repo(tmp_path, {"k8s.yaml": """\
+        apiVersion: batch/v1
+        kind: CronJob
+        metadata: {name: nightly}
+        spec:
+          jobTemplate:
+            spec:
+              template:
+                spec:
+                  containers:
+                  - name: bench
+                    command: ["/usr/bin/env", "bash", "-lc", "NCCL_DEBUG=INFO mpirun -x NCCL_DEBUG ./all_reduce_perf"]
+        ---
+        apiVersion: jobset.x-k8s.io/v1alpha2
+        kind: JobSet
+        metadata: {name: js}
+        spec:
+          replicatedJobs:
+          - name: workers
+            template:
+              spec:
+                template:
+                  spec:
+                    containers:
+                    - name: trainer
+                      command: [sh, -c]
+                      args: ["export NCCL_ALGO=Tree; torchrun train.py"]
+        ---
+        apiVersion: kubeflow.org/v1
+        kind: PyTorchJob
+        metadata: {name: pt}
+        spec:
+          pytorchReplicaSpecs:
+            Worker:
+              template:
+                spec:
+                  containers:
+                  - name: pytorch
+                    command: [python, train.py, "NCCL_DEBUG=INFO", -x, NCCL_ALGO=Ring]
+        """})
+    got = {e.scope: [(v.key, v.known, v.how) for v in e.variables] for e in envs(report)}
+    assert got == {
+        # the prefix reaches mpirun, and `-x NCCL_DEBUG` forwards it: one setting, the prefix
+        "CronJob/nightly/bench": [("NCCL_DEBUG", "INFO", "prefix")],
+        "JobSet/js/trainer": [("NCCL_ALGO", "Tree", "export")],
+    }   # python's own arguments are not settings: the PyTorchJob has none
+    assert at(only(report, "NCCL314")) == (11, 66)
