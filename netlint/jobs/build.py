@@ -57,9 +57,28 @@ def build_job(file: str, script: Script, launch: Launch, sbatch: dict[str, Scala
     for k, a in launch.command.env.items():
         job.env[k] = a.value
     _fill_model(job, last)
+    _maybe_set_elsewhere(job, launch.script_args, last)
     _fill_shape(job, launch, sbatch)
     _derive(job)
     return job
+
+
+def _maybe_set_elsewhere(job: TrainingJob, words, last: dict[str, Arg]) -> None:
+    """A size flag that only some paths pass (``if [ $SIZE = A37B ]; then moe="… --expert-model-parallel-size
+    8"``) is unknown, not its default: the argv word carries each path's text."""
+    for w in words:
+        u = w.value
+        if not isinstance(u, Unknown) or not u.candidates:
+            continue
+        said = {t.split("=", 1)[0] for c in u.candidates for t in c.split() if t.startswith("--")}
+        for field_name, *flags in (*_MODEL_VALUES, *_MODEL_FLAGS, ("experts", "--num-experts")):
+            flag = next((f for f in flags if f in said), None)
+            if flag is None or getattr(job, field_name) is not None or field_name in job.unknown:
+                continue
+            if any(f in last for f in flags):
+                continue  # written outright too: argparse keeps the last, which netlint cannot order
+            job.unknown[field_name] = Unknown(f"{flag} is passed only on some paths ({u.reason})", w.span,
+                                              u.kind, name=u.name)
 
 
 def _val(job: TrainingJob, last: dict[str, Arg], field_name: str, *flags: str, conv=as_int) -> None:

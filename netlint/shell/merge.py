@@ -54,15 +54,30 @@ def _merge(base: dict[str, Var], results: list[dict[str, Var]], kind: str = "bra
         scalars = [v for v in vals if v is None or v.elems is None]
         if len(scalars) == len(vals):
             prefix = _common_prefix([v.segs or [] if v is not None else [] for v in vals])
+            texts = [t for v in vals for t in _candidates(v)]
             if prefix:
                 # `opts="$opts --x"` under an undecided `if`, `ARGS="$ARGS $1"` in an option loop:
                 # what every path shares stays known; only the tail is unknown (and may be empty)
-                u = Unknown(f"the rest of ${name} {_WHY2[kind]}", span, kind, name=name)
+                cut = len("".join(s.text for s in prefix))
+                tails = tuple(t[cut:] for t in texts)
+                u = Unknown(f"the rest of ${name} {_WHY2[kind]}", span, kind, name=name, candidates=tails)
                 out[name] = Var(prefix + [Seg(" ", None, 0, 0, False, span), _useg(u)], None, exported, span)
                 continue
-        u = Unknown(f"${name} {_WHY2[kind]}", span, kind, name=name)
+        texts = [t for v in vals for t in _candidates(v)] if len(scalars) == len(vals) else []
+        u = Unknown(f"${name} {_WHY2[kind]}", span, kind, name=name, candidates=tuple(texts))
         out[name] = _unknown_var(u, exported)
     return out
+
+
+def _candidates(v: Var | None) -> list[str]:
+    """What a scalar may hold on this path, as text (unknown pieces as ``…``; an earlier merge's
+    candidates carried on), so a later reader can still see which flags a branch passes."""
+    if v is None:
+        return [""]
+    segs = v.segs or []
+    if len(segs) == 1 and segs[0].unknown is not None and segs[0].unknown.candidates:
+        return list(segs[0].unknown.candidates)
+    return ["".join("…" if s.unknown is not None else s.text for s in segs)]
 
 
 def _units(segs: list[Seg]) -> list[tuple[Seg, int]]:

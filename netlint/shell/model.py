@@ -58,14 +58,17 @@ class Unknown:
     ``pwd``), ``branch`` (differs between if/case branches), ``loop``, ``other``.
     """
 
-    __slots__ = ("reason", "span", "prefix", "kind", "name")
+    __slots__ = ("reason", "span", "prefix", "kind", "name", "candidates")
 
-    def __init__(self, reason: str, span: Span, kind: str = "other", prefix: str = "", name: str = ""):
+    def __init__(self, reason: str, span: Span, kind: str = "other", prefix: str = "", name: str = "",
+                 candidates: tuple[str, ...] = ()):
         self.reason = reason
         self.span = span
         self.kind = kind
         self.prefix = prefix
         self.name = name
+        # for a value that differs between branches: the known text of each branch (what it may be)
+        self.candidates = candidates
 
     def __repr__(self) -> str:
         return f"Unknown({self.reason!r} @ {self.span.line}:{self.span.col})"
@@ -74,7 +77,7 @@ class Unknown:
         return f"<unknown: {self.reason}>"
 
     def with_prefix(self, prefix: str) -> "Unknown":
-        return Unknown(self.reason, self.span, self.kind, prefix, self.name)
+        return Unknown(self.reason, self.span, self.kind, prefix, self.name, self.candidates)
 
 
 def is_unknown(value: Any) -> bool:

@@ -110,3 +110,20 @@ def test_heredoc_ds_config_with_a_run_time_value(tmp_path):
     [(line, col, msg)] = nl012(report)
     assert (line, col) == (2, 41)  # the assignment in the loop
     assert msg.startswith("DeepSpeed config not checked: the here-document at line 3") and "loop" in msg
+
+
+def test_size_flag_passed_only_on_some_paths_is_unknown_not_its_default(tmp_path):
+    text = ("MODEL_SIZE=$1\n"
+            "if [ $MODEL_SIZE = A37B ]; then\n"
+            '  moe_options=" --num-experts 256 --expert-model-parallel-size ${EP}"\n'
+            "elif [ $MODEL_SIZE = A3B ]; then\n"
+            '  moe_options=" --num-experts 64 --expert-model-parallel-size 8"\n'
+            "fi\n"
+            f"torchrun --nproc_per_node 8 {ARGS} ${{moe_options}}\n")
+    report = lint_repo(tmp_path, {"train.sh": text})
+    [job] = jobs(report)
+    assert job.ep is None and {"ep", "experts"} <= set(job.unknown)
+    assert job.int("tp") == 2  # written outright: still known
+    [(line, col, msg)] = nl012(report)
+    assert (line, col) == (7, 29 + len(ARGS) + 1)
+    assert msg.startswith("EP unknown: --expert-model-parallel-size is passed only on some paths")
