@@ -61,7 +61,7 @@ def _unknown_launcher(cmd: "Command", script: "Script") -> bool:
     from netlint.jobs.launch import CORE_FLAGS
 
     runs_python = False
-    for w in cmd.argv[1:6]:
+    for w in cmd.argv[1:]:
         v = w.value if isinstance(w.value, str) else w.text
         first = v.split()[0].rsplit("/", 1)[-1] if v.split() else ""
         runs_python = runs_python or first.startswith(("python", "torchrun", "deepspeed")) or first.endswith(".py")
@@ -93,8 +93,18 @@ def unread_launches(script: "Script", built: list["TrainingJob"]) -> Iterator[Fi
                          "defined in the script; no job was built from this line", head.span,
                          f"unread-launch:{head.span.line}:{head.span.col}")
             continue
-        if launch is None or (launch.script is not None and not isinstance(launch.script.value, Unknown)
-                              and not any(isinstance(w.value, Unknown) for w in launch.script_args)):
+        if launch is None:
+            continue
+        config = _named_config(launch)
+        if config is not None:
+            what = (f"is unknown ({config.value.reason})" if isinstance(config.value, Unknown) else
+                    "is not in the repository (or could not be read)")
+            yield _nl012(f"launch not joined: the config `{config.raw or config.text}` it names {what}, so "
+                         "that config's parallel sizes are not checked against this launch's world size",
+                         config.span, f"unread-launch:{config.span.line}:{config.span.col}")
+            continue
+        if launch.script is not None and not isinstance(launch.script.value, Unknown) \
+                and not any(isinstance(w.value, Unknown) for w in launch.script_args):
             continue
         word = launch.script if launch.script is not None and isinstance(launch.script.value, Unknown) \
             else next((w for w in launch.script_args if isinstance(w.value, Unknown)), None)
@@ -103,6 +113,25 @@ def unread_launches(script: "Script", built: list["TrainingJob"]) -> Iterator[Fi
         yield _nl012(f"launch not read: `{word.raw or word.text}` is unknown ({word.value.reason}); netlint "
                      f"cannot tell whether this {launch.launcher} line starts a training job",
                      word.span, f"unread-launch:{word.span.line}:{word.span.col}")
+
+
+def _named_config(launch):
+    """The config file word of a torchtitan (``--job.config_file X``) or gpt-neox (``deepy.py train.py
+    X.yml``) launch, else None."""
+    from netlint.jobs.linked import NEOX_ENTRY, TORCHTITAN_CONFIG
+
+    words = launch.script_args
+    for i, w in enumerate(words):
+        v = w.value
+        if isinstance(v, str) and v.split("=", 1)[0] in TORCHTITAN_CONFIG:
+            if "=" in v:
+                return w.slice(v.index("=") + 1, None)
+            return words[i + 1] if i + 1 < len(words) else None
+    script = launch.script.value if launch.script is not None else None
+    if isinstance(script, str) and script.rsplit("/", 1)[-1] == NEOX_ENTRY:
+        return next((w for w in words[1:] if isinstance(w.value, Unknown)
+                     or str(w.value).endswith((".yml", ".yaml"))), None)
+    return None
 
 
 def _default_world_reason(job: "TrainingJob") -> str:

@@ -127,3 +127,19 @@ def test_size_flag_passed_only_on_some_paths_is_unknown_not_its_default(tmp_path
     [(line, col, msg)] = nl012(report)
     assert (line, col) == (7, 29 + len(ARGS) + 1)
     assert msg.startswith("EP unknown: --expert-model-parallel-size is passed only on some paths")
+
+
+def test_torchtitan_launch_whose_config_is_not_in_the_repo(tmp_path):
+    text = ('CONFIG_FILE=${CONFIG_FILE:-"./train_configs/llama3_8b.toml"}\n'
+            'srun torchrun --nnodes 4 --nproc_per_node 8 -m torchtitan.train --job.config_file ${CONFIG_FILE} "$@"\n')
+    report = lint_repo(tmp_path, {"multinode_trainer.slurm": text})
+    [(line, col, msg)] = nl012(report)
+    assert (line, col) == (2, 83)
+    assert msg.startswith("launch not joined: the config `./train_configs/llama3_8b.toml` it names is not in")
+
+
+def test_training_command_string_behind_an_unknown_launcher(tmp_path):
+    text = ("bcprun -p 8 --env 'CUDA_DEVICE_MAX_CONNECTIONS=1' -c 'python /mount/main.py \\\n"
+            "--tensor-model-parallel-size 8 --micro-batch-size 4'\n")
+    report = lint_repo(tmp_path, {"pretrain_65b.sh": text})
+    assert [(line, col) for line, col, _ in nl012(report)] == [(1, 1)]
