@@ -42,8 +42,7 @@ spec:
             env:
             - name: NCCL_SOCKET_IFNAME
               value: eth0
-            command: ["bash", "-c"]
-            args: ["mpirun --allow-run-as-root -np 16 -x NCCL_IB_TC=106 -x NCCL_DEBUG=INFO -x NCCL_SOCKET_IFNAME /opt/nccl-tests/build/all_reduce_perf -b 8 -e 8G"]
+            args: ["bash", "-c", "mpirun --allow-run-as-root -np 16 -x NCCL_IB_TC=106 -x NCCL_DEBUG=INFO -x NCCL_SOCKET_IFNAME /opt/nccl-tests/build/all_reduce_perf -b 8 -e 8G"]
 """
 
 
@@ -53,9 +52,9 @@ def test_mpijob_bash_c_string_located_at_each_token(tmp_path):
     assert env.scope == "MPIJob/nccl-tests/mpiReplicaSpecs/Launcher/launcher"
     env_, tc = var(report, "NCCL_IB_TC")
     assert (tc.known, tc.how, tc.command) == ("106", "mpirun-x", "/opt/nccl-tests/build/all_reduce_perf")
-    assert pos(tc.name.span) == (18, 58) and pos(tc.span) == (18, 69)
+    assert pos(tc.name.span) == (17, 72) and pos(tc.span) == (17, 83)
     f = only(report, "NCCL314")   # NCCL_DEBUG=INFO: the finding sits on the INFO inside the string
-    assert at(f) == (18, 87) and (f.span.end_line, f.span.end_col) == (18, 91)
+    assert at(f) == (17, 101) and (f.span.end_line, f.span.end_col) == (17, 105)
     # `-x NCCL_SOCKET_IFNAME` forwards the container's env value: no second assignment
     assert [v.how for v in env.variables if v.key == "NCCL_SOCKET_IFNAME"] == ["k8s"]
     assert "mpirun" in env.launches
@@ -265,7 +264,7 @@ def test_json_report_lists_nccl_settings_with_lines(tmp_path, capsys):
     rows = {(r["file"].rsplit("/", 1)[-1], r["name"]): r for r in doc["nccl_settings"]}
     tc = rows[("mpijob.yaml", "NCCL_IB_TC")]
     assert (tc["value"], tc["how"], tc["line"], tc["column"], tc["value_line"], tc["value_column"]) == \
-        ("106", "mpirun-x", 18, 58, 18, 69)
+        ("106", "mpirun-x", 17, 72, 17, 83)
     assert tc["scope"] == "MPIJob/nccl-tests/mpiReplicaSpecs/Launcher/launcher"
     dbg = rows[("values.yaml", "NCCL_DEBUG")]
     assert (dbg["value"], dbg["how"], dbg["format"], dbg["line"], dbg["column"]) == ("INFO", "helm", "helm", 7, 5)
