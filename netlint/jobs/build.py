@@ -226,6 +226,11 @@ def _fill_shape(job: TrainingJob, launch: Launch, sbatch: dict[str, Scalar]) -> 
         job.gpus_per_node = sb_tasks
         if total is not None and sb_tasks is None:
             job.world_size = total
+        for key in ("ntasks", "nodes", "ntasks-per-node"):  # given, but only the run knows the value
+            w = srun.get(key) or sbatch.get(key)
+            if w is not None and isinstance(w.value, Unknown):
+                job.unknown.setdefault("world_size", w.value)
+                break
     else:  # a bare `python pretrain_gpt.py`: one process unless the environment says otherwise
         job.nodes = const(1, at)
         job.gpus_per_node = const(1, at)

@@ -164,3 +164,20 @@ def test_syntax_errors_exactly_where_bash_n_rejects_the_file():
         if got != expected:
             mismatches.append((str(p), expected, got))
     assert not mismatches
+
+
+def test_echo_output_substitution_is_the_echoed_text():
+    # `run_cmd=$(echo "${run_cmd}" | sed -e 's/  */ /g')` then `eval "${run_cmd}"` (ALCF scripts)
+    s = sh("""
+        run_cmd="
+            srun -N 2 -n 8 python3 pretrain_gpt.py \\\\
+            --tensor-model-parallel-size 2"
+        run_cmd=$(echo "${run_cmd}" | sed -e 's/  */ /g')
+        eval "${run_cmd}"
+        X=$(echo -e "a\\\\tb")
+        Y=$(echo a | sed 's/a/b/')
+        """)
+    srun = [c for c in s.commands if c.name == "srun"]
+    assert words(srun[-1]) == ["srun", "-N", "2", "-n", "8", "python3", "pretrain_gpt.py",
+                               "--tensor-model-parallel-size", "2"]
+    assert not s.variables["X"].known and not s.variables["Y"].known
