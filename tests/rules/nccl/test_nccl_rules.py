@@ -37,7 +37,7 @@ EXPECTED: dict[str, dict[str, list[tuple[str, int, int]]]] = {
     "NCCL318": {"bad": [("env.sh", 2, 30)]},
     "NCCL319": {"bad": [("nccl.env", 1, 1)]},
     "NCCL320": {"bad": [("nccl.env", 1, 1)]},
-    "NCCL321": {"bad": [("env.sh", 1, 37), ("env.sh", 2, 28)]},
+    "NCCL321": {"bad": [("env.sh", 1, 26)], "bad2": [("nccl.conf", 2, 19)]},
     "NCCL322": {"bad": [("train.sh", 2, 1)]},
     "NCCL323": {"bad": [("env.sh", 2, 24)]},
     "NCCL324": {"bad": [("run.sh", 3, 12), ("run.sh", 6, 11)]},
@@ -140,3 +140,12 @@ def test_related_locations_of_multi_line_findings():
     assert [(r.span.file, r.span.line, r.span.col) for r in f.related] == [("env.sh", 1, 29)]
     f = _one(_lint("NCCL323", "bad"), "NCCL323", 2)
     assert [(r.span.file, r.span.line, r.span.col) for r in f.related] == [("env.sh", 1, 24)]
+
+
+def test_nccl321_says_which_releases_fail_and_is_silent_on_newer_ones():
+    """NCCL 2.21-2.24 fail init for NCCL_MNNVL_ENABLE=1 without MNNVL; 2.25.1 and later fall back."""
+    (unknown,) = [f for f in _lint("NCCL321", "bad").findings if f.code == "NCCL321"]
+    assert "NCCL 2.21-2.24 (2.25 and later fall back)" in unknown.message
+    (known,) = [f for f in _lint("NCCL321", "bad2").findings if f.code == "NCCL321"]
+    assert "on NCCL 2.24.3 a job across nodes" in known.message
+    assert _found(_lint("NCCL321", "new"), "NCCL321") == []

@@ -1,0 +1,1 @@
+export NCCL_MNNVL_ENABLE=1
