@@ -1,6 +1,7 @@
 """Where each parallel group's ranks sit: Megatron's rank order on node-major launchers.
 
-research/jobs.md §1c: default order ``tp-cp-ep-dp-pp`` (parallel_state.py L617) — TP varies fastest
+NVIDIA/Megatron-LM@d98e8a64: default order ``tp-cp-ep-dp-pp`` (megatron/core/parallel_state.py L617;
+``--use-tp-pp-dp-mapping`` gives ``tp-cp-ep-pp-dp``, megatron/training/initialize.py L395) — TP varies fastest
 (consecutive ranks), then CP, DP, PP outermost; the expert grid uses ``tp-ep-dp-pp`` with tp = ETP.
 Launchers put ranks ``n·G … n·G+G-1`` on node n (torchrun blocks of nproc_per_node; srun block
 distribution). A group of ``size`` members with ``stride`` between them therefore spans

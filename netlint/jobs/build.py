@@ -244,7 +244,8 @@ def _fill_shape(job: TrainingJob, launch: Launch, sbatch: dict[str, Scalar]) -> 
 
 
 def _derive(job: TrainingJob) -> None:
-    """Megatron's defaults and derived sizes (research/jobs.md §1c)."""
+    """Megatron's defaults and derived sizes (NVIDIA/Megatron-LM@d98e8a64 megatron/training/arguments.py
+    L424-448 DP, L587-588 ETP, L702-704 global batch, L1320-1333 ffn/kv sizes)."""
     at = job.span
     for name in ("tp", "pp", "cp", "ep", "ds_sp"):
         if getattr(job, name) is None and name not in job.unknown:

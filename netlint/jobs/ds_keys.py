@@ -1,4 +1,4 @@
-"""DeepSpeed config keys (DS @38327e07): research/jobs.md §3a; runtime/constants.py; zero/config.py
+"""DeepSpeed config keys (microsoft/DeepSpeed@38327e07): deepspeed/runtime/constants.py; zero/config.py
 (``DeepSpeedZeroConfig``, ``extra="forbid"``, both field names and ``stage3_`` aliases accepted);
 zero/offload_config.py; docs/_pages/config-json.md."""
 

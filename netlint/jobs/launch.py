@@ -1,7 +1,8 @@
 """Recognise launch commands in an evaluated shell script (:mod:`netlint.jobs.build` turns one into a
 TrainingJob).
 
-Launchers (research/jobs.md §2a-2b): ``torchrun``, ``python -m torch.distributed.run|launch``,
+Launchers (pytorch/pytorch@010929fd torch/distributed/run.py; microsoft/DeepSpeed@38327e07
+deepspeed/launcher/runner.py): ``torchrun``, ``python -m torch.distributed.run|launch``,
 ``deepspeed``, and ``python pretrain_*.py`` started once per GPU by ``srun``; wrappers ``srun`` and
 ``mpirun`` in front of them; ``bash -c`` strings are already expanded by :mod:`netlint.shell`.
 """

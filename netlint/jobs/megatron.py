@@ -25,7 +25,8 @@ from importlib import resources
 from netlint.located import Scalar
 from netlint.models.job import Arg
 
-# research/jobs.md §1b "Legacy / alias spellings": parsed, then rejected or redirected by validate_args.
+# Parsed, then rejected or redirected by validate_args (NVIDIA/Megatron-LM@d98e8a64
+# megatron/training/arguments.py L590-605).
 LEGACY = {
     "--model-parallel-size": ("--tensor-model-parallel-size",
                               "--model-parallel-size is no longer valid, use --tensor-model-parallel-size instead"),
@@ -36,7 +37,8 @@ LEGACY = {
                                  "--checkpoint-activations is no longer valid, use --recompute-activations, "
                                  "or, for more control, --recompute-granularity and --recompute-method"),
 }
-# Flags present in core_v0.15.0 and removed at HEAD (research/jobs.md §1b, comparison of both trees).
+# Flags present in core_v0.15.0 and removed at HEAD (NVIDIA/Megatron-LM core_v0.15.0 vs d98e8a64:
+# megatron/training/arguments.py of both trees compared).
 REMOVED = {
     "--no-async-tensor-model-parallel-allreduce": "removed after core_v0.15.0 (async TP all-reduce is always on)",
     "--use-legacy-models": "removed after core_v0.15.0 (legacy models were dropped; mcore models are the only ones)",

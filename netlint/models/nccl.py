@@ -138,7 +138,8 @@ class NcclEnv(Model):
         """The assignment NCCL sees for the whole env (one-command prefixes excluded).
 
         The last one in shell, ``.env`` and Kubernetes; the **first** one in ``nccl.conf``, because NCCL
-        applies each line with ``setenv(name, value, 0)``, which never overwrites (research/nccl.md §2.1).
+        applies each line with ``setenv(name, value, 0)``, which never overwrites (NVIDIA/nccl@5067397c
+        src/misc/param.cc L27-48, src/os/linux.cc L106-107).
         """
         hits = [v for v in self.variables if v.key == name and not v.scoped and v.exported]
         if not hits:
