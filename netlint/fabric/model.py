@@ -88,6 +88,8 @@ class JobModel:
         if self.nic_line_gbit is None:
             return "the NIC"
         g = f"{self.nic_line_gbit:g}"
+        if self.transport == "efa":
+            return f"{g}G EFA"
         return f"{g}GbE" if self.transport in ("roce", "ethernet") else f"{g}G InfiniBand"
 
 

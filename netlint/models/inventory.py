@@ -36,6 +36,31 @@ class Nic(Model):
         return v
 
 
+Role = Literal["frontend", "bootstrap", "storage", "management"]
+
+
+class HostNic(Model):
+    """A NIC without RDMA on every node of this shape, e.g. a cloud VM's front-end NIC."""
+
+    role: Located[Role] = Field(description="frontend | bootstrap | storage | management")
+    netdev: Located[str] | Annotated[list[Located[str]], Field(min_length=1)] = Field(
+        description="Linux netdev name (eth0, enp0s12), or a list of them; shell-style patterns (enp*, "
+                    "eth[0-3]) where the name differs between nodes")
+    speed: Located[Speed] | None = Field(None, description="Line rate, e.g. 100G")
+
+    @field_validator("speed")
+    @classmethod
+    def _known_speed(cls, v: Scalar | None) -> Scalar | None:
+        if v is not None and hardware.link_gbit(v.value) is None:
+            raise ValueError(f"cannot read link speed {v.value!r}; write e.g. 100G")
+        return v
+
+    @property
+    def netdevs(self) -> list[Scalar]:
+        """The names and patterns, one or several, as written."""
+        return list(self.netdev) if isinstance(self.netdev, list) else [self.netdev]
+
+
 class Nodes(Model):
     count: Located[Annotated[int, Field(ge=1)]] = Field(description="Nodes of this shape")
     gpus: Located[Annotated[int, Field(ge=1, le=1024)]] = Field(description="GPUs per node")
@@ -48,6 +73,14 @@ class Nodes(Model):
     roce_gid_index: Located[Annotated[int, Field(ge=0, le=255)]] | None = Field(
         None, description="GID table index of the RoCE v2 address (what NCCL_IB_GID_INDEX should be)")
     name: Located[str] | None = Field(None, description="Name of this node group")
+    host_nics: list[HostNic] = Field(
+        default_factory=list, description="The node's NICs without RDMA (front-end, bootstrap, storage, "
+                                          "management), beside the RDMA NICs under `nics`")
+    roce_tos: Located[Annotated[int, Field(ge=0, le=255)]] | None = Field(
+        None, description="ToS byte (DSCP << 2 | ECN) the RDMA NICs put on all RoCE traffic themselves, "
+                          "replacing the class NCCL_IB_TC asks for: the mlx5 global traffic class "
+                          "(/sys/class/infiniband/<hca>/tc/<port>/traffic_class, MLNX_OFED/DOCA-OFED). Not "
+                          "RDMA-CM's default_roce_tos (cma_roce_tos), which NCCL's verbs QPs do not use")
 
     @field_validator("gpu")
     @classmethod
@@ -81,7 +114,9 @@ class Roce(Model):
 
 
 class Fabric(Model):
-    transport: Located[Literal["roce", "infiniband", "ethernet"]]
+    transport: Located[Literal["roce", "infiniband", "ethernet", "efa"]] = Field(
+        description="roce | infiniband | ethernet (no RDMA) | efa (AWS Elastic Fabric Adapter, through "
+                    "the aws-ofi-nccl plugin)")
     topology: Located[Literal["fat-tree", "rail-optimized", "dragonfly+"]] | None = None
     oversubscription: Located[Annotated[float, Field(ge=1)]] | None = Field(
         None, description="1 = non-blocking; 7 means 1:7")

@@ -22,4 +22,4 @@ def gb(nbytes: float) -> str:
 
 
 def transport_name(t: str | None) -> str:
-    return {"roce": "RoCE", "infiniband": "InfiniBand", "ethernet": "Ethernet"}.get(t or "", "the fabric")
+    return {"roce": "RoCE", "infiniband": "InfiniBand", "ethernet": "Ethernet", "efa": "EFA"}.get(t or "", "the fabric")

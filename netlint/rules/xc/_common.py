@@ -7,6 +7,14 @@ from netlint.nccl import lists, scope
 from netlint.nccl.registry import distance
 
 
+def transport(ws) -> str | None:
+    """The inventory's fabric transport (roce, infiniband, ethernet, efa), None without an inventory."""
+    try:
+        return ws.inventory.fabric.transport.value
+    except AttributeError:
+        return None
+
+
 def inventory_nics(ws):
     """(group, nic) for every NIC of every node group of the inventory."""
     inv = ws.inventory

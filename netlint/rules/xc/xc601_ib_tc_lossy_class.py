@@ -72,10 +72,19 @@ def _lossless_dscps(sws) -> list[int]:
     return [d for _, _, d in sorted(good)]
 
 
+def _nic_tos(ws) -> list:
+    """Each node group's declared NIC ToS (`roce_tos`, None where undeclared)."""
+    try:
+        return [g.roce_tos for g in ws.inventory.node_groups]
+    except AttributeError:
+        return []
+
+
 def _nic_sets_tos(ws) -> bool:
-    """A NIC config that sets a default RoCE traffic class/ToS overrides an unset NCCL_IB_TC."""
+    """A NIC config that sets a default RoCE traffic class/ToS overrides an unset NCCL_IB_TC. (RDMA-CM's
+    default_roce_tos is not such a setting: NCCL's verbs QPs never go through RDMA-CM.)"""
     for nic in ws.nics:
-        for attr in ("traffic_class", "tos", "roce_tos", "default_tos", "cma_roce_tos", "tclass"):
+        for attr in ("traffic_class", "tos", "roce_tos", "tclass"):
             if getattr(nic, attr, None) is not None:
                 return True
     return False
@@ -89,6 +98,17 @@ def _disabled(env_vars: dict) -> bool:
                 or (net is not None and (net.known or "").strip().lower() == "socket"))
 
 
+def _other_net(env_vars: dict) -> bool:
+    """The launch may not use NCCL's own IB/RoCE transport: `NCCL_NET` names another network (Socket,
+    a plugin's "AWS Libfabric"; a value netlint cannot read counts too), or `NCCL_NET_PLUGIN` loads a
+    plugin, which NCCL tries before its internal IB transport."""
+    net = env_vars.get("NCCL_NET")
+    if net is not None:
+        return (net.known or "").strip().lower() != "ib"
+    plugin = env_vars.get("NCCL_NET_PLUGIN")
+    return plugin is not None and (plugin.known is None or plugin.known.strip().lower() not in ("", "none"))
+
+
 class IbTcLossyClass(Rule):
     """`NCCL_IB_TC` sends RoCE traffic into a switch class without PFC (or unset: DSCP 0).
 
@@ -96,10 +116,19 @@ class IbTcLossyClass(Rule):
     `NCCL_IB_TC >> 2` (106 → DSCP 26; 0 when unset). netlint follows that DSCP through every switch's
     DSCP→TC map and checks that the TC has PFC (lossless) and, as a warning, that ECN marks its queue.
     When the inventory declares the RoCE class (`fabric.roce.dscp`) that intent wins: NCCL's DSCP must
-    equal it (whether the switches treat that DSCP right is QOS101's business). `NCCL_IB_TC` unset on a
-    RoCE fabric (inventory `transport: roce`) is the same fault with DSCP 0, checked per launch (a job,
-    or an env nobody sources) that configures the IB transport (sets some `NCCL_IB_*`), unless an
-    unresolved `source` or a NIC-level ToS setting could set it.
+    equal it (whether the switches treat that DSCP right is QOS101's business). The rule runs only on
+    a RoCE fabric (inventory `transport: roce`): InfiniBand has no DSCP, and on `efa` NCCL's traffic
+    goes through the aws-ofi-nccl plugin, which never reads `NCCL_IB_TC`.
+    `NCCL_IB_TC` unset is the same fault with DSCP 0, checked per launch (a job, or an env nobody
+    sources) that really runs NCCL's RoCE transport: it configures it (sets some `NCCL_IB_*`), does
+    not turn IB off or pick another network (`NCCL_IB_DISABLE=1`, `NCCL_NET` other than `IB`, an
+    `NCCL_NET_PLUGIN`), and no layer of it sets the class (an nccl.conf, an env file, the script, a
+    `mpirun -x`, an `NCCL_CONF_FILE` netlint cannot see, an unresolved `source`). It is an error when
+    the inventory states the RoCE class (`fabric.roce.dscp`), else a warning. A node group's
+    `roce_tos` (the ToS its NICs force on every RoCE QP, the mlx5 global traffic class) replaces
+    NCCL's class: when every group declares one, that ToS is judged instead of DSCP 0 and a set
+    `NCCL_IB_TC` is not (it never reaches the wire). RDMA-CM's `default_roce_tos` does not count:
+    NCCL builds its QPs with verbs, not RDMA-CM.
     `NCCL_IB_FIFO_TC` and `NCCL_GIN_IB_TC` are checked the same way when set. Only the switches the
     inventory lists are joined with the env files: without an inventory nothing says they are one
     cluster, and the rule stays silent rather than guess.
@@ -113,8 +142,8 @@ class IbTcLossyClass(Rule):
     Good: `NCCL_IB_TC=14` (DSCP 3 → TC 3, PFC on) — or change the switch map
 
     Fix: the value whose DSCP every switch maps to a PFC class (the inventory's DSCP when declared),
-    keeping the two ECN bits; for an unset variable a new line. Unsafe: it moves the fabric's RDMA
-    traffic to another class.
+    keeping the two ECN bits; for an unset variable a new line (none when the NICs force the class).
+    Unsafe: it moves the fabric's RDMA traffic to another class.
 
     Source: NVIDIA/nccl@5067397c (2.30.7) `src/transport/net_ib/connect.cc` L20-21 (`NCCL_IB_TC`,
     `NCCL_IB_FIFO_TC`), L412-419 (on RoCE the value goes unchanged into `ah_attr.grh.traffic_class`,
@@ -123,7 +152,12 @@ class IbTcLossyClass(Rule):
     two); sonic-net/sonic-buildimage@086b03bd `files/build_templates/qos_config.j2` L269-335 (AZURE:
     DSCP 26 → TC 1) and L470-474 (PFC on 3,4); opencomputeproject/SAI `inc/saiport.h`
     `SAI_PORT_ATTR_QOS_DEFAULT_TC` (default 0: the TC of a DSCP no map names); openucx/ucx#10325
-    (one side sent DSCP 0); NVIDIA/nccl#378.
+    (one side sent DSCP 0); NVIDIA/nccl#378; NVIDIA/nccl@5067397c `src/plugin/net.cc` L293-304 (an
+    external net plugin is tried before the internal IB and Socket transports), L321-351 (`NCCL_NET`
+    picks one by name); Mellanox mlnx-ofa_kernel as packaged in DOCA-OFED 25.10
+    (knneth/mlnx-ofa_kernel@28502354) `drivers/infiniband/hw/mlx5/main_ext.c` L429-445 (a global
+    `tc/<port>/traffic_class` replaces the QP's traffic class) and `qp.c` L4923-4926; Linux
+    `Documentation/ABI/testing/configfs-rdma_cm` (`default_roce_tos` applies to RDMA-CM QPs only).
     """
 
     code = "XC601"
@@ -133,14 +167,17 @@ class IbTcLossyClass(Rule):
     tags = ("nccl", "switch", "cross-file")
 
     def check(self, ws) -> Iterator[Finding]:
-        fabric = _transport(ws)
-        if fabric in ("infiniband", "ethernet"):
-            return
+        if _transport(ws) != "roce":
+            return   # InfiniBand carries no DSCP, Ethernet no RDMA; EFA traffic never reads NCCL_IB_TC
         intent = _intent(ws)
         sws = _switches(ws)
         if intent is None and not sws:
             return
+        nic = _nic_tos(ws)
+        forced = bool(nic) and all(t is not None for t in nic)
         for env, var in scope.nccl_assignments(ws):
+            if forced:
+                break   # every NIC replaces the class NCCL asks for: NCCL's value never reaches the wire
             if var.key not in TC_VARS or var.known is None or var.conditional:
                 continue
             tc = int_value(var.known)
@@ -149,20 +186,44 @@ class IbTcLossyClass(Rule):
             if _disabled({k: env.get(k) for k in ("NCCL_IB_DISABLE", "NCCL_NET")}):
                 continue
             yield from self._judge(ws, f"{var.key}={var.known}", tc, intent, sws, var=var)
-        if fabric != "roce" or _nic_sets_tos(ws):
+        if _nic_sets_tos(ws):
             return
         for anchor, group in scope.launch_groups(ws):
             if scope.incomplete(group) or not scope.configures_ib(group):
                 continue
             eff = scope.effective(group)
-            if "NCCL_IB_TC" in eff or _disabled(eff):
+            if _disabled(eff) or _other_net(eff):
                 continue
-            if any(v.key == "NCCL_IB_TC" for e in group for v in e.variables):
-                continue   # set somewhere (conditionally, or to something unknown): not "unset"
-            yield from self._judge(ws, "NCCL_IB_TC is not set, so RoCE traffic", None, intent, sws,
-                                   anchor=anchor)
+            # set in some layer (even conditionally, or to something unknown), or in a conf file
+            # netlint cannot see: not "unset"
+            if any(v.key in ("NCCL_IB_TC", "NCCL_CONF_FILE") for e in group for v in e.variables):
+                continue
+            yield from self._unset(ws, anchor, nic, intent, sws)
 
-    def _judge(self, ws, label, tc, intent, sws, var=None, anchor=None) -> Iterator[Finding]:
+    def _unset(self, ws, anchor, nic, intent, sws) -> Iterator[Finding]:
+        """NCCL_IB_TC unset: RoCE traffic carries DSCP 0, or the ToS the NICs force where the inventory
+        declares one. With node groups that differ, a finding only when every one of them is wrong."""
+        severity = Severity.ERROR if intent is not None else Severity.WARNING
+        tos_values = sorted({t.value for t in nic if t is not None})
+        spans = {t.value: t.span for t in nic if t is not None}
+        cases = ([None] if not nic or any(t is None for t in nic) else []) + tos_values
+        found = []
+        for tos in cases:
+            if tos is None:
+                label = "NCCL_IB_TC is not set, so RoCE traffic"
+            else:
+                label = (f"NCCL_IB_TC is not set and the NICs force ToS {tos} (inventory roce_tos), "
+                         f"so RoCE traffic")
+            hits = list(self._judge(ws, label, tos, intent, sws, anchor=anchor, severity=severity,
+                                    nic_span=spans.get(tos), fixable=tos is None))
+            if not hits:
+                return
+            found.append(hits)
+        if found:
+            yield from found[0]
+
+    def _judge(self, ws, label, tc, intent, sws, var=None, anchor=None, severity=None, nic_span=None,
+               fixable=True) -> Iterator[Finding]:
         dscp = (tc or 0) >> 2
         ecn = (tc & 3) if tc is not None else 2
         where = var.span if var is not None else anchor.span
@@ -176,8 +237,8 @@ class IbTcLossyClass(Rule):
                 lossy.append(bad[0])
             elif weak:
                 no_ecn.append(weak[0])
-        marks = f"{label} marks DSCP {dscp}" if tc is not None else f"{label} is sent with DSCP 0"
-        related: list[Related] = []
+        marks = f"{label} marks DSCP {dscp}" if var is not None else f"{label} is sent with DSCP {dscp}"
+        related: list[Related] = [Related(nic_span, f"roce_tos: {tc}")] if nic_span is not None else []
         if intent is not None:
             want = intent.value
             if dscp == want:
@@ -197,8 +258,8 @@ class IbTcLossyClass(Rule):
             msg = f"{marks}, which {sw.name} {how}, a lossy class (PFC on {_pfc(sw)})"
             if len(lossy) > 1:
                 msg += f"; {len({s.name for s, *_ in lossy}) - 1} more switch(es) likewise"
-            related = [Related(span, f"{s.name}: DSCP {dscp} -> TC {tt}" + (" (default TC)" if d else ""))
-                       for s, tt, span, _, d in lossy[:5]]
+            related += [Related(span, f"{s.name}: DSCP {dscp} -> TC {tt}" + (" (default TC)" if d else ""))
+                        for s, tt, span, _, d in lossy[:5]]
             good = _lossless_dscps(sws)
             target = good[0] if good else None
         elif no_ecn:
@@ -206,12 +267,15 @@ class IbTcLossyClass(Rule):
             yield self.finding(
                 f"{marks}, which {sw.name} maps to TC {t}, lossless, but ECN does not mark that queue: "
                 f"DCQCN gets no congestion signal", where, key=key, severity=Severity.WARNING,
-                related=[Related(span, f"{sw.name}: DSCP {dscp} -> TC {t}")])
+                related=related + [Related(span, f"{sw.name}: DSCP {dscp} -> TC {t}")])
             return
         else:
             return
         fix = None
-        if target is not None:
+        if target is not None and not fixable:
+            msg += (f"; the NICs' class must change (DSCP {target}: ToS {(target << 2) | ecn}), "
+                    f"NCCL_IB_TC cannot override it")
+        elif target is not None:
             value = str((target << 2) | ecn)
             name = var.key if var is not None else "NCCL_IB_TC"
             desc = f"use DSCP {target}: {name}={value}"
@@ -220,4 +284,4 @@ class IbTcLossyClass(Rule):
             else:
                 fix = add_line(anchor, "NCCL_IB_TC", value, ws, desc, safe=False)
             msg += f"; {name}={value} marks DSCP {target}"
-        yield self.finding(msg, where, key=key, fix=fix, related=related)
+        yield self.finding(msg, where, key=key, fix=fix, related=related, severity=severity)

@@ -6,7 +6,7 @@ from netlint.findings import Finding, Severity
 from netlint.nccl.fixes import piece_span, value_fix
 from netlint.rules.base import Rule
 from netlint.nccl.registry import distance
-from netlint.rules.xc._common import inventory_nics, inventory_related, list_settings, summary
+from netlint.rules.xc._common import inventory_nics, inventory_related, list_settings, summary, transport
 
 
 class IbHcaUnknownDevice(Rule):
@@ -22,6 +22,10 @@ class IbHcaUnknownDevice(Rule):
     found" and falls back to TCP sockets (unless `NCCL_NET=IB`). A prefix that takes extra devices
     puts storage or front-end NICs into the rings.
 
+    Not on an EFA fabric (inventory `transport: efa`): NCCL's IB transport skips EFA devices (their
+    link layer is neither InfiniBand nor Ethernet) and the aws-ofi-nccl plugin does not read
+    `NCCL_IB_HCA`.
+
     Bad:  `NCCL_IB_HCA=mlx5_0,mlx5_1,mlxl5_2` (inventory: mlx5_0..mlx5_7)
     Good: `NCCL_IB_HCA==mlx5_0,mlx5_1,mlx5_2`
 
@@ -33,7 +37,11 @@ class IbHcaUnknownDevice(Rule):
     `parseStringList`, then `matchIfList`, prefix unless `=`, the port compared), L470 ("NET/IB : No
     device found."), `src/misc/utils.cc` L218-240; `src/plugin/net.cc` L321-351 (the next plugin,
     Socket, is used unless `NCCL_NET` names one); NCCL User Guide, Environment Variables:
-    NCCL_IB_HCA; NVIDIA/nccl#952, #236; llm-d/llm-d-benchmark#1862 (typo `mlxl5_7`).
+    NCCL_IB_HCA; NVIDIA/nccl#952, #236; llm-d/llm-d-benchmark#1862 (typo `mlxl5_7`);
+    NVIDIA/nccl@5067397c `src/transport/net_ib/init.cc` L364 (ports whose link layer is neither IB
+    nor Ethernet are skipped); torvalds/linux@e51b3c59 `drivers/infiniband/hw/efa/efa_verbs.c`
+    `efa_port_link_layer` (`IB_LINK_LAYER_UNSPECIFIED`); aws/aws-ofi-nccl@2daf7d30 (reads no
+    `NCCL_IB_*` variable; its settings are `OFI_NCCL_*`, `include/nccl_ofi_param.h`).
     """
 
     code = "XC602"
@@ -44,7 +52,7 @@ class IbHcaUnknownDevice(Rule):
 
     def check(self, ws) -> Iterator[Finding]:
         nics = inventory_nics(ws)
-        if not nics:
+        if not nics or transport(ws) == "efa":
             return
         hcas = sorted({n.hca.value for _, n in nics})
         ports = {n.hca.value: (n.port.value if n.port is not None else 1) for _, n in nics}

@@ -5,7 +5,7 @@ from typing import Iterator
 from netlint.findings import Finding, Related, Severity
 from netlint.nccl.fixes import value_fix
 from netlint.rules.base import Rule
-from netlint.rules.xc._common import list_settings, rail_nics, summary
+from netlint.rules.xc._common import list_settings, rail_nics, summary, transport
 
 
 class IbHcaMissingRails(Rule):
@@ -20,6 +20,10 @@ class IbHcaMissingRails(Rule):
     rails and 4 HCAs listed has half its scale-out bandwidth. HCAs are also paired by position
     across nodes, so every node should list all rail HCAs in the same order.
 
+    Not on an EFA fabric (inventory `transport: efa`): NCCL's IB transport skips EFA devices (their
+    link layer is neither InfiniBand nor Ethernet) and the aws-ofi-nccl plugin does not read
+    `NCCL_IB_HCA`.
+
     Bad:  `NCCL_IB_HCA==mlx5_0,mlx5_1,mlx5_2,mlx5_3` (8 rails)
     Good: `NCCL_IB_HCA==mlx5_0,mlx5_1,mlx5_2,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_7`
 
@@ -28,7 +32,11 @@ class IbHcaMissingRails(Rule):
     Source: NVIDIA/nccl@5067397c (2.30.7) `src/transport/net_ib/init.cc` L319-370 and
     `src/misc/utils.cc` L218-240 (only the HCAs the list selects are opened); NCCL User Guide,
     Environment Variables: NCCL_IB_HCA; getainode/ainode#89 (HCAs listed in different orders on two
-    nodes: `ibv_modify_qp` … 110 Connection timed out).
+    nodes: `ibv_modify_qp` … 110 Connection timed out);
+    NVIDIA/nccl@5067397c `src/transport/net_ib/init.cc` L364 (ports whose link layer is neither IB
+    nor Ethernet are skipped); torvalds/linux@e51b3c59 `drivers/infiniband/hw/efa/efa_verbs.c`
+    `efa_port_link_layer` (`IB_LINK_LAYER_UNSPECIFIED`); aws/aws-ofi-nccl@2daf7d30 (reads no
+    `NCCL_IB_*` variable; its settings are `OFI_NCCL_*`, `include/nccl_ofi_param.h`).
     """
 
     code = "XC603"
@@ -39,7 +47,7 @@ class IbHcaMissingRails(Rule):
 
     def check(self, ws) -> Iterator[Finding]:
         inv = ws.inventory
-        if inv is None:
+        if inv is None or transport(ws) == "efa":
             return
         groups = [g for g in inv.node_groups if g.nics]
         if not groups:
