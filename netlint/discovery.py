@@ -35,25 +35,38 @@ def _same_drive(path: Path) -> bool:
     return os.path.splitdrive(str(path.resolve()))[0] == os.path.splitdrive(str(Path.cwd()))[0]
 
 
-def discover(paths: list[Path], config: Config, wanted) -> list[Candidate]:
-    """Files under ``paths``; ``wanted(name, suffix)`` says whether any loader may read a name."""
+def discover(paths: list[Path], config: Config, wanted,
+             skipped: list[tuple[str, str]] | None = None) -> list[Candidate]:
+    """Files under ``paths``; ``wanted(name, suffix)`` says whether any loader may read a name.
+    ``skipped`` collects the walked files left out, with why (``--show-files``)."""
     seen: set[Path] = set()
     out: list[Candidate] = []
     for path in paths:
         if path.is_dir():
             for abspath in _walk(path):
                 rel = display_path(abspath, config.root)
-                if abspath in seen or config.is_excluded(rel) or not config.is_included(rel):
+                if abspath in seen:
+                    continue
+                if config.is_excluded(rel) or not config.is_included(rel):
+                    if skipped is not None:
+                        skipped.append((rel, "excluded by the configuration (include/exclude)"))
                     continue
                 if wanted(abspath.name, abspath.suffix.lower()):
                     seen.add(abspath)
                     out.append(Candidate(abspath, rel, False))
+                elif skipped is not None:
+                    seen.add(abspath)
+                    skipped.append((rel, f"no netlint format reads {kind_of_name(abspath)}"))
         else:
             abspath = path.resolve() if path.exists() else path.absolute()
             if abspath not in seen:
                 seen.add(abspath)
                 out.append(Candidate(abspath, display_path(abspath, config.root), True))
     return out
+
+
+def kind_of_name(path: Path) -> str:
+    return f"*{path.suffix} files" if path.suffix else f"files named '{path.name}'"
 
 
 def _walk(top: Path):

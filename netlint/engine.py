@@ -34,6 +34,7 @@ class Options:
     inline_suppressions: bool = True
     baseline: Path | None = None
     force_exclude: bool = False
+    show_files: bool = False  # keep what was read as what (``netlint check --show-files``)
 
 
 @dataclass
@@ -44,6 +45,8 @@ class FileResult:
     findings: list[Finding]
     claimed: bool
     kinds: frozenset[str] = frozenset()  # collections of the loaders that claimed the file
+    formats: tuple[str, ...] = ()  # names of the loaders that claimed it (--show-files)
+    skipped: str = ""  # why no loader read it (--show-files, NL007 at an inventory entry)
 
 
 @dataclass
@@ -54,6 +57,7 @@ class Report:
     config_errors: list[Finding]
     files: list[str]
     stale_baseline: int = 0  # baseline entries for the files checked that matched no finding
+    shown: list[tuple[str, str]] | None = None  # --show-files: (file, format or "skipped: why")
 
     @property
     def internal_error(self) -> bool:
@@ -68,24 +72,28 @@ def load_file(cand: Candidate) -> FileResult:
         src = SourceFile.read(cand.rel, cand.abspath)
         text = src.text
     except UnreadableFile as exc:
-        if not owned and exc.code == "NL002":
-            return FileResult(cand.rel, None, [], [], False)  # a binary file in a walk: not ours
-        return FileResult(cand.rel, None, [], [Finding(exc.code, exc.message, exc.span, key=exc.code)], True)
+        if not owned and exc.code == "NL002":  # a binary file in a walk: not ours
+            return FileResult(cand.rel, None, [], [], False, skipped=exc.message)
+        return FileResult(cand.rel, None, [], [Finding(exc.code, exc.message, exc.span, key=exc.code)], True,
+                          skipped=exc.message)
     if not text.strip():
         if owned:
             span = Span(cand.rel, 1, 1, 1, 1, 0, 0)
             return FileResult(cand.rel, src, [], [Finding("NL006", "empty file: nothing to check", span,
-                                                          Severity.WARNING, key="empty")], True)
-        return FileResult(cand.rel, src, [], [], False)
+                                                          Severity.WARNING, key="empty")], True,
+                              skipped="empty file")
+        return FileResult(cand.rel, src, [], [], False, skipped="empty file")
     models: list[tuple[str, Any]] = []
     findings: list[Finding] = []
     claimed = False
     kinds: set[str] = set()
+    names: list[str] = []
     for loader in loaders.values():
         if not _claims(loader, src):
             continue
         claimed = True
         kinds.add(loader.kind)
+        names.append(loader.name)
         for item in loader.load(src):
             if isinstance(item, Finding):
                 findings.append(item)
@@ -100,7 +108,16 @@ def load_file(cand: Candidate) -> FileResult:
         if template is not None:
             models.append(("templates", template))
     src.drop_parsed()  # models keep what rules need; the whole located tree would only cost memory
-    return FileResult(cand.rel, src, models, findings, claimed, frozenset(kinds))
+    skipped = "" if claimed else _not_recognised(loaders, src)
+    return FileResult(cand.rel, src, models, findings, claimed, frozenset(kinds), tuple(names), skipped)
+
+
+def _not_recognised(loaders: dict[str, Loader], src: SourceFile) -> str:
+    from netlint.discovery import kind_of_name
+
+    tried = [l.name for l in loaders.values() if l.wants(src.name, src.suffix)]
+    return f"content not recognised by {', '.join(tried)}" if tried else \
+        f"no netlint format reads {kind_of_name(src.abspath)}"
 
 
 def _claims(loader: Loader, src: SourceFile) -> bool:
@@ -170,7 +187,8 @@ def _lint(opts: Options) -> Report:
         from netlint.context import project_root
 
         config.root = project_root(start if start.exists() else Path.cwd())
-    cands = discover(opts.paths, config, wanted)
+    walked_out: list[tuple[str, str]] | None = [] if opts.show_files else None
+    cands = discover(opts.paths, config, wanted, walked_out)
     if opts.force_exclude:
         from netlint.context import as_walked
 
@@ -201,6 +219,7 @@ def _lint(opts: Options) -> Report:
     from netlint.jobs.pairing import join as join_deepspeed
 
     findings.extend(join_deepspeed(ws))  # config + hostfile jobs, templates no script fills
+    _inventory_files(ws, results, findings)
     findings.extend(run_rules(ws))
     checked = {r.rel for r in results if r.claimed}
     kept = filter_findings(findings, ws, config, opts, checked)
@@ -216,7 +235,23 @@ def _lint(opts: Options) -> Report:
                                                      key="baseline")]
         else:
             stale = base.stale(base.apply(kept), ws.targets if ws.targets is not None else checked)
-    return Report(kept, ws, config, config_errors, files, stale)
+    if walked_out is not None:
+        from netlint.named_files import shown_files
+
+        shown = shown_files(ws, results, walked_out)
+    else:
+        shown = None
+    return Report(kept, ws, config, config_errors, files, stale, shown)
+
+
+def _inventory_files(ws: Workspace, results: list[FileResult], findings: list[Finding]) -> None:
+    """One switch from several files (inventory lists, a qos.json + buffers.json folder), then an
+    NL007 at each inventory entry whose file no loader read as what the entry says."""
+    from netlint.named_files import check_named
+    from netlint.qos.sonic_merge import merge_switches
+
+    merge_switches(ws, results, findings)
+    check_named(ws, results, findings)
 
 
 def _join(ws: Workspace, results: list[FileResult], findings: list[Finding]) -> None:
@@ -244,11 +279,11 @@ def _inventory_references(ws: Workspace, findings: list[Finding]) -> list[Candid
     inv = ws.inventory
     if inv is None or ws.inventory_file is None:
         return []
-    base = (ws.root / ws.inventory_file).parent
-    refs = [s.config for s in inv.switches] + list(inv.nic_configs)
+    from netlint.named_files import named_files
+
     out = []
-    for ref in refs:
-        path = (base / ref.value)
+    for nf in named_files(ws):
+        ref, path = nf.ref, nf.path
         if not path.is_file():
             findings.append(Finding("NL010", f"file '{ref.value}' named by the inventory does not exist",
                                     ref.span, key=f"missing:{ref.value}"))

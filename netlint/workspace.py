@@ -28,6 +28,9 @@ class Workspace:
     nccl_envs: list[Any] = field(default_factory=list)
     jobs: list[Any] = field(default_factory=list)
     templates: list[Any] = field(default_factory=list)  # netlint.jobs.templates.Template: filled, not read
+    # Switch-side tables that are no switch of their own (SONiC pg_profile_lookup.ini): a loader of
+    # kind "switches" yields them; the model's ``workspace_collection`` class attribute routes them here.
+    switch_tables: list[Any] = field(default_factory=list)
     sources: dict[str, "SourceFile"] = field(default_factory=dict)
     # Files the user asked about (None = all). pre-commit passes a subset; context files are
     # still loaded so cross-file rules see the whole picture.
@@ -52,4 +55,4 @@ class Workspace:
             if self.inventory is None:
                 self.inventory, self.inventory_file = model, file
             return
-        getattr(self, kind).append(model)
+        getattr(self, getattr(model, "workspace_collection", kind)).append(model)

@@ -237,15 +237,16 @@ def test_switch_schema_matches_model_and_validates_the_example():
 
 
 def test_headroom_bound_is_below_every_vendor_table_row(shared):
-    from netlint.qos.headroom import min_xoff, read_pg_profile_lookup
+    from netlint.qos.headroom import min_xoff
+    from netlint.qos.pg_lookup import parse
 
     tables = sorted((shared / "corpus" / "switch" / "sonic-buildimage" / "pg_profile_lookup").glob("*.ini"))
     assert len(tables) == 4
     for path in tables:
-        rows = read_pg_profile_lookup(path)
-        assert rows, path
-        for r in rows:
-            assert min_xoff(r.speed_mbps, r.cable_m) <= r.xoff, (path.name, r)
+        table = parse(path.name, path.read_text(encoding="utf-8"))
+        assert len(table.rows) >= 15 and not table.problems, path
+        for r in table.rows:
+            assert min_xoff(r.speed.value, r.cable.value) <= r.xoff.value, (path.name, r.line)
 
 
 def test_legacy_cumulus_traffic_conf(shared):

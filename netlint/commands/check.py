@@ -23,6 +23,9 @@ def add_parser(sub) -> None:
     p.add_argument("--statistics", action="store_true", help="show a count per rule")
     p.add_argument("--quiet", "-q", action="store_true", help="print nothing; only the exit code")
     p.add_argument("--jobs", type=int, default=None, help="worker processes for loading (default: 1)")
+    p.add_argument("--show-files", action="store_true",
+                   help="list every file walked with the format netlint read it as, or why it was skipped; "
+                        "report no findings")
     # Integrations (docs/integrations.md): suppressions, baseline, pre-commit, SARIF.
     p.add_argument("--no-inline-suppressions", action="store_true",
                    help="ignore `# netlint: disable=...` comments (CI governance)")
@@ -53,7 +56,7 @@ def run(args) -> int:
     opts = Options(paths=args.paths or [Path(".")], config_file=args.config, inventory=args.inventory,
                    select=parse_codes(args.select) or None, ignore=parse_codes(args.ignore) or None,
                    jobs=args.jobs, inline_suppressions=not args.no_inline_suppressions,
-                   baseline=args.baseline, force_exclude=args.force_exclude)
+                   baseline=args.baseline, force_exclude=args.force_exclude, show_files=args.show_files)
     missing = [p for p in opts.paths if not p.exists()]
     if missing:
         sys.stderr.write(f"netlint: error: no such file or directory: {missing[0]}\n")
@@ -63,6 +66,8 @@ def run(args) -> int:
         for f in report.config_errors:
             sys.stderr.write(f"{f.span.file}:{f.span.line}:{f.span.col}: {f.code} {f.message}\n")
         return 2
+    if args.show_files:
+        return _show_files(args, report)
     from netlint.fix import cli as fixcli
 
     fix_run = fixcli.apply_fixes(opts, report, args) if fixcli.wanted(args) else None
@@ -100,6 +105,18 @@ def run(args) -> int:
     if args.sarif_file is not None:
         args.sarif_file.write_text(render("sarif", report, args), encoding="utf-8")
     return code
+
+
+def _show_files(args, report) -> int:
+    """``--show-files``: one line per file, ``path: format[, format]`` or ``path: skipped: why`` (like
+    ruff's ``--show-files``, which lists what would be checked; exits 0 whatever the findings)."""
+    rows = report.shown or []
+    out = "".join(f"{path}: {what}\n" for path, what in rows)
+    if args.output_file:
+        args.output_file.write_text(out, encoding="utf-8")
+    elif not args.quiet:
+        sys.stdout.write(out)
+    return 2 if report.internal_error else 0
 
 
 def _write_baseline(args, report) -> int:

@@ -6,6 +6,11 @@ as bare names or ``"[BUFFER_PROFILE|name]"``; keys ``Ethernet0|3``, ranges ``Eth
 VOQ chassis keys ``host|asic|Ethernet0|3``. All CONFIG_DB values are strings; YANG-JSON files carry
 JSON numbers and booleans, and both are accepted.
 
+The flat Redis-key form (``{"PORT_QOS_MAP|Ethernet0": {...}, "QUEUE|Ethernet0|3": {...}}``, as
+sonic-utilities' test fixtures and ``sonic-db-dump`` write CONFIG_DB) is read by its own loader: it is
+turned into the nested shape first (:mod:`netlint.qos.sonic_flat`), keeping every span, and fix paths
+are written back in the flat form.
+
 The YANG-JSON form (``{"sonic-port:sonic-port": {"sonic-port:PORT": {"PORT_LIST": [...]}}}``, and
 the sonic-yang-models test-vector files that hold many such documents keyed by test name) is turned
 into the CONFIG_DB shape first, keeping every leaf's span, and then read by the same code.
@@ -26,6 +31,7 @@ from netlint.findings import Finding
 from netlint.loaders.base import Loader, parsed_json
 from netlint.located import MapNode, Span
 from netlint.qos.sonic_catalogue import QOS_TABLES, SNIFF
+from netlint.qos.sonic_flat import flat_tables, unflatten
 from netlint.qos.sonic_tables import SonicBuilder
 from netlint.qos.sonic_yang import _yang_documents, yang_to_configdb
 from netlint.source import SourceFile
@@ -47,7 +53,8 @@ class SonicConfigDbLoader(Loader):
         if root is None:
             return True  # looks like CONFIG_DB and does not parse: report the parse error
         return isinstance(root, MapNode) and (any(k in QOS_TABLES for k in root)
-                                              or ("PORT" in root and "DEVICE_METADATA" in root))
+                                              or ("PORT" in root and "DEVICE_METADATA" in root)) \
+            and not flat_tables(root, FLAT_TABLES)  # a mixed document is the flat loader's
 
     def load(self, src: SourceFile) -> Iterator[Any]:
         root, problems = parsed_json(src)
@@ -60,6 +67,37 @@ class SonicConfigDbLoader(Loader):
             return
         complete = "DEVICE_METADATA" in root and "PORT" in root
         b = SonicBuilder(src.path, root, "sonic", complete=complete, stem=_stem(src.path))
+        yield from b.build()
+
+
+FLAT_TABLES = QOS_TABLES | {"PORT", "DEVICE_METADATA"}
+FLAT_SNIFF = tuple(f'"{t}|' for t in sorted(FLAT_TABLES))
+
+
+class SonicFlatConfigDbLoader(Loader):
+    """CONFIG_DB in the flat ``"TABLE|key"`` form (sonic-utilities mock tables, ``sonic-db-dump``)."""
+
+    name = "sonic-config-db-flat"
+    kind = "switches"
+    suffixes = (".json",)
+
+    def claims(self, src: SourceFile) -> bool:
+        text = src.text
+        if not any(t in text for t in FLAT_SNIFF):
+            return False
+        root, _ = parsed_json(src)
+        if root is None:
+            return not any(t in text for t in SNIFF)  # broken JSON: report it once (not also as nested)
+        return isinstance(root, MapNode) and flat_tables(root, FLAT_TABLES)
+
+    def load(self, src: SourceFile) -> Iterator[Any]:
+        root, problems = parsed_json(src)
+        yield from problems
+        if not isinstance(root, MapNode):
+            return
+        db, flat = unflatten(root)
+        complete = "DEVICE_METADATA" in db and "PORT" in db
+        b = SonicBuilder(src.path, db, "sonic", complete=complete, stem=_stem(src.path), flat=flat)
         yield from b.build()
 
 

@@ -126,8 +126,29 @@ class Fabric(Model):
 
 class SwitchRef(Model):
     name: Located[str]
-    config: Located[str] = Field(description="Path of the switch QoS file, relative to the inventory")
+    config: Located[str] | Annotated[list[Located[str]], Field(min_length=1)] = Field(
+        description="Path of the switch QoS file, relative to the inventory; or a list of the files that "
+                    "together make up one switch (e.g. a rendered qos.json and buffers.json, and the SKU's "
+                    "pg_profile_lookup.ini): SONiC files are merged in list order, a later file's value "
+                    "winning as with `sonic-cfggen -j a.json -j b.json`")
     role: Located[str] | None = None
+
+    @field_validator("config", mode="before")
+    @classmethod
+    def _paths(cls, v):
+        # One clear message instead of one per branch of the str | list union.
+        items = v if isinstance(v, list) else [v]
+        if not items:
+            raise ValueError("give a path, or a list of one or more paths")
+        for item in items:
+            if not isinstance(item.value if isinstance(item, Scalar) else item, str):
+                raise ValueError("each path must be a string")
+        return v
+
+    @property
+    def configs(self) -> list[Scalar]:
+        """The switch's files, one or several, as written."""
+        return list(self.config) if isinstance(self.config, list) else [self.config]
 
 
 def _one_or_many(v):

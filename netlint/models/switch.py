@@ -9,7 +9,10 @@ switch into ``ws.switches``. Rules never need to know which format it came from.
 - ``sw.name: str`` — the inventory's switch name when the inventory names this file (call
   :func:`netlint.qos.switches` ``(ws)`` once to bind them), else ``DEVICE_METADATA.localhost.hostname``
   (native: ``switch:``), else the file stem. ``sw.file: str`` (display path), ``sw.format: str``
-  (``sonic``, ``sonic-yang``, ``nvue``, ``native``, ``cumulus-traffic``).
+  (``sonic``, ``sonic-yang``, ``nvue``, ``native``, ``cumulus-traffic``). A switch merged from
+  several SONiC files (netlint/qos/sonic_merge.py) lists them in ``sw.files`` and its values carry
+  the spans of the file each came from; rules pass :func:`netlint.qos.switch_text` ``(ws, sw)`` to
+  the edit helpers, which pick each token's own file.
 - ``sw.lossless_priorities() -> dict[int, list[Span]]`` — PFC-enabled priorities (union over ports)
   and where each is set.
 - ``sw.dscp_to_tc(dscp) -> list[(tc | None, Span | None, [port names])]`` — one row per distinct
@@ -262,6 +265,7 @@ class SwitchQos:
     complete: bool = False
     tables: frozenset = frozenset()             # top-level tables/sections present in the file
     container_span: Span | None = None          # the mapping that holds them (structural fixes)
+    files: tuple[str, ...] = ()                 # the files merged into this switch, in order (empty: `file` alone)
     cache: dict = field(default_factory=dict, repr=False)  # derived facts shared by rules
 
     # ---- lookups -------------------------------------------------------------------------------

@@ -15,8 +15,32 @@ def switches(ws: "Workspace") -> list["SwitchQos"]:
     return ws.derived("qos.switches", _bind_names)
 
 
+class SwitchTexts(dict):
+    """file → text for a switch read from several files: fix helpers (:mod:`netlint.qos.edits`) take
+    the text of the file each token is in."""
+
+
+def switch_text(ws: "Workspace", sw: "SwitchQos") -> "str | SwitchTexts | None":
+    """What QOS rules pass to the edit helpers: the switch file's text, or each file's text when the
+    switch was merged from several files."""
+    files = getattr(sw, "files", ()) or ()
+    if len(files) <= 1:
+        return ws.text(sw.file)
+    return SwitchTexts({f: ws.text(f) for f in files})
+
+
 def _norm(path: str) -> str:
     return os.path.normpath(path).replace(os.sep, "/")
+
+
+def inventory_rel(ws: "Workspace", base, value: str) -> str:
+    """The display path of a file the inventory names (``value`` relative to the inventory's folder)."""
+    target = base / value
+    try:
+        rel = os.path.relpath(target.resolve(), ws.root.resolve())
+    except ValueError:
+        rel = str(target)
+    return _norm(rel)
 
 
 def _bind_names(ws: "Workspace") -> list["SwitchQos"]:
@@ -29,12 +53,8 @@ def _bind_names(ws: "Workspace") -> list["SwitchQos"]:
     base = (ws.root / ws.inventory_file).parent
     by_file: dict[str, str] = {}
     for ref in inv.switches:
-        target = base / ref.config.value
-        try:
-            rel = os.path.relpath(target.resolve(), ws.root.resolve())
-        except ValueError:
-            rel = str(target)
-        by_file[_norm(rel)] = ref.name.value
+        for config in ref.configs:
+            by_file[inventory_rel(ws, base, config.value)] = ref.name.value
     for sw in sws:
         name = by_file.get(_norm(sw.file))
         if name is not None and ":" not in sw.name:

@@ -48,9 +48,15 @@ def written(token: Scalar | None) -> bool:
     return token is not None and bool(token.raw) and token.span.start >= 0
 
 
-def replace_token(fmt: str, token: Scalar, value: Any, text: str | None) -> Edit:
+def text_of(text: Any, span: Span) -> str | None:
+    """The text ``span`` was read from: ``text`` itself, or its file's entry when a switch was merged
+    from several files (:class:`netlint.qos.SwitchTexts`)."""
+    return text.get(span.file) if isinstance(text, dict) else text
+
+
+def replace_token(fmt: str, token: Scalar, value: Any, text: Any) -> Edit:
     """Replace exactly the token ``token`` with ``value`` rendered for ``fmt`` (check :func:`written`)."""
-    return replace_span(token.span, render(fmt, token, value), text)
+    return replace_span(token.span, render(fmt, token, value), text_of(text, token.span))
 
 
 def add_key(fmt: str, container: Span, doc_path: tuple, value: Any) -> Edit:
@@ -74,6 +80,8 @@ def pfc_edit(sw: Any, port: Any, prios: list[int], text: str | None) -> Edit | N
     if sw.format == "nvue":
         return _nvue_pfc_edit(sw, port, prios, text)
     token = port.pfc_enable_token
+    if token is not None:
+        text = text_of(text, token.span)
     if token is not None and sw.format == "native" and token.span.start >= 0:
         return replace_span(token.span, render(sw.format, token, prios), text)
     if written(token):

@@ -1,4 +1,4 @@
-"""PFC headroom: a lower bound of the xoff a lossless PG needs, and pg_profile_lookup.ini tables.
+"""PFC headroom: a lower bound of the xoff a lossless PG needs (the tables are in :mod:`netlint.qos.pg_lookup`).
 
 ``xoff`` is the headroom that absorbs what is still arriving after the switch sends PAUSE: it is
 not the PAUSE trigger. The bound follows the structure of SONiC's NVIDIA headroom calculation
@@ -20,9 +20,7 @@ BALANCED, Nokia H6; a test checks it), which are authoritative per SKU.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 
 LIGHT_IN_CABLE_M_S = 1.98e8      # lua: 198000000
 MAC_PHY_DELAY = int(0.8 * 1024)  # ASIC_TABLE mac_phy_delay 0.8 KB
@@ -39,36 +37,3 @@ def min_xoff(speed_mbps: int, cable_m: int) -> int:
     """The least headroom (bytes) a lossless PG needs at this speed and cable length."""
     need = LOSSLESS_MTU + bytes_on_cable(speed_mbps, cable_m) + MAC_PHY_DELAY + PEER_RESPONSE
     return int(math.ceil(need))
-
-
-@dataclass(frozen=True)
-class PgProfileRow:
-    speed_mbps: int
-    cable_m: int
-    size: int
-    xon: int
-    xoff: int
-    threshold: str
-    xon_offset: int | None
-
-
-def parse_pg_profile_lookup(text: str) -> list[PgProfileRow]:
-    """Rows of a SONiC ``pg_profile_lookup.ini`` (``speed cable size xon xoff threshold [xon_offset]``)."""
-    rows = []
-    for line in text.splitlines():
-        line = line.strip()
-        if not line or line.startswith("#"):
-            continue
-        parts = line.split()
-        if len(parts) < 6 or not parts[0].isdigit() or not parts[1].rstrip("m").isdigit():
-            continue
-        try:
-            rows.append(PgProfileRow(int(parts[0]), int(parts[1].rstrip("m")), int(parts[2]), int(parts[3]),
-                                     int(parts[4]), parts[5], int(parts[6]) if len(parts) > 6 else None))
-        except ValueError:
-            continue
-    return rows
-
-
-def read_pg_profile_lookup(path: Path) -> list[PgProfileRow]:
-    return parse_pg_profile_lookup(path.read_text(encoding="utf-8", errors="replace"))

@@ -25,9 +25,10 @@ class SonicBuilder(MapTables, BufferTables, PortTables):
     """Builds one SwitchQos from a CONFIG_DB-shaped located tree, checking values as it goes."""
 
     def __init__(self, file: str, root: MapNode, fmt: str, *, complete: bool, stem: str,
-                 path: tuple = ()):
+                 path: tuple = (), flat: frozenset = frozenset()):
         self.file, self.root, self.fmt, self.complete, self.stem, self.path = \
             file, root, fmt, complete, stem, path
+        self.flat = flat  # (table, key) entries written in the flat "TABLE|key" form
         self.findings: list[Finding] = []
         self.sw: SwitchQos | None = None
 
@@ -35,7 +36,9 @@ class SonicBuilder(MapTables, BufferTables, PortTables):
     def bad(self, node: Any, message: str, key: str, code: str = "NL005",
             severity: Severity = Severity.ERROR) -> None:
         span = node.span if hasattr(node, "span") else self.root.span
-        self.findings.append(Finding(code, message, span, severity, key=f"{self.stem}:{key}"))
+        f = Finding(code, message, span, severity, key=f"{self.stem}:{key}")
+        f.extra["switch_build"] = True  # replaced when the file is merged into a multi-file switch
+        self.findings.append(f)
 
     def table(self, name: str) -> MapNode:
         t = self.root.get(name)
@@ -141,6 +144,10 @@ class SonicBuilder(MapTables, BufferTables, PortTables):
                 break
         if self.fmt == "sonic-yang":
             _strip_paths(sw)  # YANG-JSON is list-shaped: CONFIG_DB key paths do not address it
+        elif self.flat:
+            from netlint.qos.sonic_flat import flatten_paths
+
+            flatten_paths(sw, self.flat, len(self.path))
         yield from self.findings
         yield sw
 

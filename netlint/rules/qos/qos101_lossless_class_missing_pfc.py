@@ -4,7 +4,7 @@ from typing import Iterator
 
 from netlint.findings import Finding, Fix, Severity
 from netlint.models.switch import Port, SwitchQos
-from netlint.qos import switches
+from netlint.qos import switch_text, switches
 from netlint.qos.common import RoceIntent, intent, names, queue_of_priority, related_ports
 from netlint.qos.edits import add_key, pfc_edit, replace_token, written
 from netlint.rules.base import Rule
@@ -59,7 +59,7 @@ class LosslessClassMissingPfc(Rule):
         for sw in switches(ws):
             if not sw.has_pfc_info():
                 continue
-            text = ws.text(sw.file)
+            text = switch_text(ws, sw)
             if it.dscp is not None:
                 yield from self._dscp(sw, it, text)
             elif it.priority is not None:

@@ -3,7 +3,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from netlint.findings import Finding, Fix, Severity
-from netlint.qos import switches
+from netlint.qos import switch_text, switches
 from netlint.qos.common import is_dual_tor, lossless_ports, names
 from netlint.qos.edits import replace_token, written
 from netlint.rules.base import Rule
@@ -47,7 +47,7 @@ class LosslessTcWithoutHeadroom(Rule):
 
     def check(self, ws) -> Iterator[Finding]:
         for sw in switches(ws):
-            text = ws.text(sw.file)
+            text = switch_text(ws, sw)
             wrong_map: dict[tuple[str, int], list] = {}
             no_headroom: dict[str, list] = {}
             for port in lossless_ports(sw):

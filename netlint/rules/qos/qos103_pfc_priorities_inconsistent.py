@@ -4,7 +4,7 @@ from typing import Iterator
 
 from netlint.findings import Finding, Fix, Related, Severity
 from netlint.models.switch import Port, SwitchQos
-from netlint.qos import switches
+from netlint.qos import switch_text, switches
 from netlint.qos.common import fabric_switches, intent, is_dual_tor, lossless_ports, names, related_ports
 from netlint.qos.edits import pfc_edit
 from netlint.rules.base import Rule
@@ -55,7 +55,7 @@ class PfcPrioritiesInconsistent(Rule):
 
     def check(self, ws) -> Iterator[Finding]:
         for sw in switches(ws):
-            yield from self._ports(sw, ws.text(sw.file))
+            yield from self._ports(sw, switch_text(ws, sw))
         yield from self._switches(ws)
 
     def _ports(self, sw: SwitchQos, text: str | None) -> Iterator[Finding]:

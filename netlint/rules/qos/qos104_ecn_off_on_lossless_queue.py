@@ -3,7 +3,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from netlint.findings import Finding, Fix, Severity
-from netlint.qos import switches
+from netlint.qos import switch_text, switches
 from netlint.qos.common import lossless_ports, names, queue_of_priority
 from netlint.qos.edits import add_key, ecn_on_value, replace_token, written
 from netlint.rules.base import Rule
@@ -44,7 +44,7 @@ class EcnOffOnLosslessQueue(Rule):
 
     def check(self, ws) -> Iterator[Finding]:
         for sw in switches(ws):
-            text = ws.text(sw.file)
+            text = switch_text(ws, sw)
             by_profile: dict[str, list] = {}
             unbound: dict[int, list] = {}
             marking = None

@@ -4,7 +4,7 @@ from typing import Iterator
 
 from netlint.findings import Finding, Fix, Severity
 from netlint.models.switch import Port, SwitchQos
-from netlint.qos import switches
+from netlint.qos import switch_text, switches
 from netlint.qos.common import is_dual_tor, lossless_ports, names
 from netlint.qos.edits import add_key, replace_token, written
 from netlint.rules.base import Rule
@@ -55,7 +55,7 @@ class PfcWatchdog(Rule):
 
     def check(self, ws) -> Iterator[Finding]:
         for sw in switches(ws):
-            text = ws.text(sw.file)
+            text = switch_text(ws, sw)
             yield from self._ranges(sw)
             yield from self._off(sw, text)
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from netlint.findings import Finding, Fix, Related, Severity
-from netlint.qos import switches
+from netlint.qos import switch_text, switches
 from netlint.qos.common import ROCE_4096_MTU, intent, lossless_ports, names
 from netlint.qos.edits import replace_token, written
 from netlint.rules.base import Rule
@@ -49,7 +49,7 @@ class PortMtuTooSmall(Rule):
             for name, mtu in sw.port_mtus():
                 if mtu.value < need:
                     low.setdefault(mtu.value, []).append((name, mtu))
-            text = ws.text(sw.file)
+            text = switch_text(ws, sw)
             for value, rows in sorted(low.items()):
                 first = rows[0][1]
                 why = (f"the fabric MTU {fab} (inventory fabric.mtu)" if fab and value < fab else

@@ -36,6 +36,9 @@ CASES = [
     ("QOS109", "QOS109/bad.json", [(3, 45, '"0"')], True),
     ("QOS110", "QOS110/bad.json", [(7, 53, '"20480"')], False),
     ("QOS111", "QOS111/bad.json", [(2, 64, '"0m"')], False),
+    ("QOS112", "QOS112/bad.pg_profile_lookup.ini",
+     [(3, 2, "100G"), (4, 10, "40"), (5, 45, "12k"), (6, 33, ""), (7, 3, "25000")], False),
+    ("QOS113", "QOS113/bad.pg_profile_lookup.ini", [(10, 29, "34816"), (11, 33, "0"), (12, 15, "60000")], False),
 ]
 
 
