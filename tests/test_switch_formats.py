@@ -297,3 +297,29 @@ def test_every_check_option_is_documented():
                                                                     "docs/fixes.md"))
     assert "--show-files" in options
     assert [o for o in options if f"`{o}" not in docs] == []
+
+
+def test_merged_broadcom_style_renders_are_silent(tmp_path):
+    """A Broadcom SKU keeps egress_lossy_profile in its one egress pool, egress_lossless_pool (as the
+    corpus render buffer-ft2-p64.json does): queues 0-2 are not lossless queues missing PFC."""
+    buffers = """\
+        {
+            "BUFFER_POOL": {"egress_lossless_pool": {"type": "egress", "mode": "dynamic", "size": "32000000"}},
+            "BUFFER_PROFILE": {
+                "egress_lossy_profile": {"pool": "egress_lossless_pool", "size": "1778", "dynamic_th": "0"},
+                "egress_lossless_profile": {"pool": "egress_lossless_pool", "size": "0", "dynamic_th": "7"}
+            },
+            "BUFFER_QUEUE": {"Ethernet0|0-2": {"profile": "egress_lossy_profile"},
+                             "Ethernet0|3-4": {"profile": "egress_lossless_profile"}}
+        }
+        """
+    report = lint_repo(tmp_path, {"sku/qos.json": QOS.replace('"3"', '"3,4"'), "sku/buffers.json": buffers})
+    assert [s.files for s in report.workspace.switches] == [("sku/buffers.json", "sku/qos.json")]
+    assert not report.findings, [(f.code, f.message) for f in report.findings]
+    lossless_only = buffers.replace('"Ethernet0|3-4": {"profile": "egress_lossless_profile"}',
+                                    '"Ethernet0|5": {"profile": "egress_lossless_profile"}')
+    report = lint_repo(tmp_path / "b", {"sku/qos.json": QOS.replace('"3"', '"3,4"'), "sku/buffers.json": lossless_only})
+    f = only(report, "QOS101")  # the lossless profile on queue 5, which no PFC priority maps to
+    text = (tmp_path / "b" / "sku" / "buffers.json").read_text(encoding="utf-8")
+    assert (f.file, at(f)) == ("sku/buffers.json", (8, 22)) and "queue 5" in f.message
+    assert text[f.span.start:f.span.end] == '"Ethernet0|5"'

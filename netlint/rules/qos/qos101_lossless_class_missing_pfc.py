@@ -19,8 +19,12 @@ class LosslessClassMissingPfc(Rule):
        followed through each DSCP→TC map bound to ports; the TC it lands in must have PFC on every
        port of that map that configures PFC. With only `priority` given, that priority must have PFC.
     2. The config itself treats a class as lossless — a BUFFER_PG bound to a lossless profile
-       (headroom `xoff` > 0, or `NULL` in the dynamic buffer model), or a BUFFER_QUEUE in an egress
-       lossless pool — but the port does not enable PFC on that priority.
+       (headroom `xoff` > 0, or `NULL` in the dynamic buffer model), or a BUFFER_QUEUE whose profile
+       is in an egress lossless pool — but the port does not enable PFC on that priority. A profile
+       named lossy is not one: Broadcom SKUs have a single egress pool, `egress_lossless_pool`, that
+       also holds `egress_lossy_profile` (sonic-net/sonic-buildimage@086b03bd
+       `device/arista/x86_64-arista_7060x6_16pe_384c/Arista-7060X6-16PE-384C-O128S2/buffers_defaults_t1.j2`
+       L25-26).
 
     netlint never assumes NVIDIA's DSCP 26 / priority 3 when the intent is unknown: SONiC's stock
     maps use DSCP 3/4 → TC 3/4, and its renders are correct for their own platform. Ports that say
@@ -136,7 +140,8 @@ class LosslessClassMissingPfc(Rule):
             for q, qc in port.queues.items():
                 ref = qc.buffer_profile
                 prof = sw.buffer_profiles.get(ref.value) if ref is not None else None
-                if prof is None or prof.pool is None or "lossless" not in str(prof.pool.value):
+                if prof is None or prof.pool is None or "lossless" not in str(prof.pool.value) \
+                        or "lossy" in prof.name:  # Broadcom SKUs keep the lossy profile in the one egress pool
                     continue
                 if not any(queue_of_priority(sw, port, p) == q for p in pfc):
                     by_q.setdefault(q, []).append(port)

@@ -15,7 +15,8 @@ class EcnOffOnLosslessQueue(Rule):
     What: for every PFC-enabled priority of a port, the egress queue it maps to (MAP_PFC_PRIORITY_TO_QUEUE,
     else TC→queue, else the same number) must have a WRED/ECN profile that marks green traffic
     (SONiC `ecn` other than `ecn_none`; NVUE `congestion-control … ecn enable`; native `ecn.<q>.enabled`).
-    Ports whose queues the file does not describe are not judged.
+    Ports whose queues the file does not describe are not judged, nor queues a SONiC fragment knows
+    only from BUFFER_QUEUE (a rendered buffers.json has no QUEUE table: WRED lives in qos.json).
 
     Why: DCQCN slows senders only when switches mark ECN. Without marking, a lossless queue fills
     until PFC pauses the upstream port: congestion spreads as head-of-line blocking and PFC storms
@@ -58,6 +59,8 @@ class EcnOffOnLosslessQueue(Rule):
                     if qc is not None and qc.wred_profile is not None and wp is None:
                         continue  # dangling: NL011
                     if wp is None:
+                        if sw.format.startswith("sonic") and "QUEUE" not in sw.tables and not sw.complete:
+                            continue  # queues known only from BUFFER_QUEUE: nothing said about their WRED
                         unbound.setdefault(q, []).append((port, qc))
                     elif not wp.ecn_marks_green:
                         by_profile.setdefault(wp.name, []).append((port, q))
