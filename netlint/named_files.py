@@ -20,14 +20,8 @@ from netlint.located import Scalar
 if TYPE_CHECKING:
     from netlint.workspace import Workspace
 
-# What each kind of named file is, in words, and the formats netlint reads for it.
-KIND_WORDS = {
-    "switches": ("a switch config", "SONiC config_db.json (nested or flat \"TABLE|key\" form) or YANG-JSON, "
-                                    "SONiC pg_profile_lookup.ini, Cumulus NVUE startup.yaml or traffic.conf, "
-                                    "netlint's switch YAML"),
-    "nics": ("a NIC config", ""),
-    "jobs": ("a job file", "launch scripts, Megatron/DeepSpeed/NeMo/torchtitan configs, hostfiles"),
-}
+# What each kind of named file is, in words (the formats are the loaders of that kind).
+KIND_WORDS = {"switches": "a switch config", "nics": "a NIC config", "jobs": "a job file"}
 _READ_ERRORS = ("NL001", "NL002", "NL003", "NL004")
 
 
@@ -76,8 +70,8 @@ def check_named(ws: "Workspace", results: list[Any], findings: list[Finding]) ->
             continue
         if any(f.code in _READ_ERRORS and f.file == rel for f in res.findings):
             continue  # unreadable or does not parse: that finding, in the file, says it
-        what, formats = KIND_WORDS.get(nf.kind, (nf.kind, ""))
-        why = _why(res, what, formats)
+        what = KIND_WORDS.get(nf.kind, nf.kind)
+        why = _why(res, what, nf.kind)
         findings.append(Finding("NL007", f"{nf.where} names '{nf.ref.value}' as {what}, but netlint does not "
                                          f"read it: {why}; it is not checked", nf.ref.span, Severity.WARNING,
                                 key=f"named:{nf.where}:{nf.ref.value}"))
@@ -87,16 +81,19 @@ def check_named(ws: "Workspace", results: list[Any], findings: list[Finding]) ->
                                                    and f.key in ("empty", "unrecognised"))]
 
 
-def _why(res: Any, what: str, formats: str) -> str:
+def _why(res: Any, what: str, kind: str) -> str:
+    from netlint.loaders.base import load_loaders
+
     names = getattr(res, "formats", ())
     if names:
         return f"it is read as {', '.join(names)}, not as {what}"
     reason = getattr(res, "skipped", "")
     if reason and "not recognised" not in reason:
         return reason
+    formats = [l.name for l in load_loaders().values() if l.kind == kind]
     if not formats:
         return f"netlint has no reader for {what.split(' ', 1)[1]}s yet"
-    return f"no format netlint reads as {what} recognises its content ({formats})"
+    return f"no format netlint reads as {what} recognises its content ({', '.join(formats)})"
 
 
 def shown_files(ws: "Workspace", results: list[Any], walked_out: list[tuple[str, str]]) -> list[tuple[str, str]]:

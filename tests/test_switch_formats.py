@@ -233,21 +233,20 @@ def test_an_empty_config_list_is_a_located_error(tmp_path):
 
 def test_nl007_at_the_inventory_entry_of_an_unread_file(tmp_path):
     report = lint_repo(tmp_path, {
-        "inventory.yaml": INVENTORY + "switches:\n  - {name: a, config: sw/a.txt}\n"
+        "inventory.yaml": INVENTORY + "switches:\n  - {name: a, config: sw/a.md}\n"
                                       "  - {name: b, config: [sw/b.json, sw/train.env]}\n"
-                                      "nic_configs: [nic/cx7.yaml]\n",
-        "sw/a.txt": "hostname a\n", "sw/b.json": '{"hello": "world"}\n', "sw/train.env": "NCCL_DEBUG=WARN\n",
-        "nic/cx7.yaml": "kind: NicConfigurationTemplate\n"})
+                                      "nic_configs: [nic/cx7.md]\n",
+        "sw/a.md": "hostname a\n", "sw/b.json": '{"hello": "world"}\n', "sw/train.env": "NCCL_DEBUG=WARN\n",
+        "nic/cx7.md": "# NIC settings\n"})
     got = sorted((f.file, at(f), f.message.split(": ", 1)[1]) for f in report.findings if f.code == "NL007")
-    assert got == [
-        ("inventory.yaml", (6, 23), "no netlint format reads *.txt files; it is not checked"),
-        ("inventory.yaml", (7, 24), "no format netlint reads as a switch config recognises its content "
-                                    "(SONiC config_db.json (nested or flat \"TABLE|key\" form) or YANG-JSON, SONiC "
-                                    "pg_profile_lookup.ini, Cumulus NVUE startup.yaml or traffic.conf, netlint's "
-                                    "switch YAML); it is not checked"),
-        ("inventory.yaml", (7, 35), "it is read as nccl-dotenv, not as a switch config; it is not checked"),
-        ("inventory.yaml", (8, 15), "netlint has no reader for NIC configs yet; it is not checked"),
-    ]
+    assert [g[:2] for g in got] == [("inventory.yaml", (6, 23)), ("inventory.yaml", (7, 24)),
+                                    ("inventory.yaml", (7, 35)), ("inventory.yaml", (8, 15))]
+    a, b, env, nic = (g[2] for g in got)
+    assert a == "no netlint format reads *.md files; it is not checked"
+    assert b.startswith("no format netlint reads as a switch config recognises its content (")
+    assert "sonic-config-db-flat" in b and "sonic-pg-profile-lookup" in b and b.endswith("; it is not checked")
+    assert env == "it is read as nccl-dotenv, not as a switch config; it is not checked"
+    assert nic == "no netlint format reads *.md files; it is not checked"
     assert all(f.file == "inventory.yaml" for f in report.findings if f.code in ("NL006", "NL007"))
 
 
