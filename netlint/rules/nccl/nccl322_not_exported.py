@@ -24,12 +24,18 @@ class NotExported(Rule):
     Bad:  `NCCL_DEBUG=WARN` followed by `srun python train.py`
     Good: `export NCCL_DEBUG=WARN`
 
-    Fix: prefix `export ` (unsafe: the setting then takes effect). None inside an `sbatch <<EOF`
-    here-document or a `bash -c` string: that text is data another program reads, and an nccl.conf
-    written by a here-document (`cat > /etc/nccl.conf <<EOF`) is read as nccl.conf, never as shell.
+    Fix: prefix `export ` (unsafe: the setting then takes effect) when the assignment starts its
+    command. After `readonly NCCL_X=v` (readonly has no export option, and `readonly export NCCL_X=v`
+    would only make a read-only variable named `export`): `export NCCL_X; ` before `readonly`, which
+    marks the name for export so the value readonly gives it reaches the child. None when the
+    assignment is an argument of another command (`declare -r NCCL_X=v`, `A=1 NCCL_X=v`), where an
+    inserted `export` would be an argument too. None inside an `sbatch <<EOF` here-document or a
+    `bash -c` string: that text is data another program reads, and an nccl.conf written by a
+    here-document (`cat > /etc/nccl.conf <<EOF`) is read as nccl.conf, never as shell.
 
     Source: POSIX shell semantics (only exported variables are in a child's environment; bash(1)
-    "ENVIRONMENT"); NVIDIA/nccl@5067397c (2.30.7) `src/misc/param.cc` L89-95 (each knob is read from
+    "ENVIRONMENT"; bash(1) SHELL BUILTIN COMMANDS: `readonly [-aAf] [-p] [name[=word] ...]`, `export
+    name` marks a name for export whatever sets its value); NVIDIA/nccl@5067397c (2.30.7) `src/misc/param.cc` L89-95 (each knob is read from
     the process environment with `ncclGetEnv`).
     """
 
@@ -65,5 +71,31 @@ def _fix(var, text: str | None) -> Fix | None:
     if "nested" in var.flags or text is None or stmt.file != var.file \
             or text[stmt.start:stmt.start + len(var.key) + 1] != var.key + "=":
         return None
-    edit = replace_span(stmt._replace(end=stmt.start, end_line=stmt.line, end_col=stmt.col), "export ", text)
+    head = _command_head(text, stmt.start)
+    if _STARTS.search(head):
+        at, insert = stmt.start, "export "
+    else:
+        m = _READONLY.search(head)
+        if m is None:
+            return None  # an argument of another command: `export ` would become one too
+        at, insert = stmt.start - len(head) + m.start("ro"), f"export {var.key}; "
+    line = text.count("\n", 0, at) + 1
+    col = at - (text.rfind("\n", 0, at) + 1) + 1
+    edit = replace_span(stmt._replace(start=at, end=at, line=line, col=col, end_line=line, end_col=col), insert, text)
     return Fix("add export", (edit,), safe=False)
+
+
+# what may stand before an assignment that starts a command: a line start (continuations joined)
+# or a separator, then blanks
+_BLANK = r"(?:[ \t]|\\\n)*"
+_SEP = r"(?:^|;|&&|\|\||(?<![&>])&|[{()]|\bthen\b|\bdo\b|\belse\b)"
+_STARTS = re.compile(_SEP + _BLANK + r"$")
+_READONLY = re.compile(_SEP + _BLANK + r"(?P<ro>readonly)(?:[ \t]|\\\n)+" + r"$")
+
+
+def _command_head(text: str, pos: int) -> str:
+    """The text from the start of ``pos``'s logical line (backslash-newlines joined) up to ``pos``."""
+    start = text.rfind("\n", 0, pos) + 1
+    while start >= 2 and text[start - 2] == "\\":
+        start = text.rfind("\n", 0, start - 1) + 1
+    return text[start:pos]
