@@ -17,7 +17,7 @@ from typing import Any, Callable
 import yaml
 
 from netlint.findings import Edit, Finding
-from netlint.fix.errors import Applied, FixError, Skipped
+from netlint.fix.errors import Applied, FixError, Skipped, identity
 from netlint.fix.text import apply_text_edits, check_text_edit, overlaps
 from netlint.source import SourceFile, UnreadableFile
 
@@ -99,10 +99,11 @@ def fixable(f: Finding, unsafe: bool) -> bool:
 
 
 def fix_pass(report, *, unsafe: bool, blocked: dict[str, str],
-             current: Callable[[SourceFile], bytes | None]) -> PassResult:
+             current: Callable[[SourceFile], bytes | None], exclude: set[tuple] = frozenset()) -> PassResult:
     """Apply what can be applied of ``report``'s fixes. ``current(src)`` gives the bytes the file
     holds now (on disk, or in the overlay of earlier passes); ``blocked`` maps files that must not
-    be touched any more to the reason, and grows when a file turns out to have changed."""
+    be touched any more to the reason, and grows when a file turns out to have changed. Fixes of the
+    findings in ``exclude`` (by :func:`identity`; found not idempotent) are left out."""
     ws = report.workspace
     broken = {f.file for f in report.findings if f.code == PARSE_ERROR}
     states: dict[str, FileState] = {}
@@ -115,7 +116,7 @@ def fix_pass(report, *, unsafe: bool, blocked: dict[str, str],
         return st
 
     accepted: list[tuple[int, Finding]] = []
-    for n, f in enumerate(x for x in report.findings if fixable(x, unsafe)):
+    for n, f in enumerate(x for x in report.findings if fixable(x, unsafe) and identity(x) not in exclude):
         reason, soft = _admit(n, f, state)
         if reason is None:
             accepted.append((n, f))

@@ -10,7 +10,8 @@ def wanted(args) -> bool:
 
 
 def apply_fixes(opts, report, args):
-    """Run the lint → fix loop from ``report``; print what was skipped (stderr); return the FixRun."""
+    """Run the lint → fix loop from ``report``; print what was not applied or not written (stderr);
+    return the FixRun."""
     from netlint.fix import run_fixes
 
     run = run_fixes(opts, unsafe=bool(args.unsafe_fixes), write=not args.diff, report=report)
@@ -19,14 +20,22 @@ def apply_fixes(opts, report, args):
             sys.stderr.write(f"netlint: fix not applied: {s.render()}\n")
         for note in run.notes:
             sys.stderr.write(f"netlint: {note}\n")
+        for path, why in sorted(run.unwritten.items()):
+            sys.stderr.write(f"netlint: {path}: {'would not be written' if args.diff else 'not written'}: {why}\n")
     return run
 
 
 def summary(run, args) -> str:
-    """``N fixes applied; M more with --unsafe-fixes.``"""
-    n = len(run.applied)
+    """``N fixes applied; M more with --unsafe-fixes.`` N counts only fixes whose files were written
+    (with ``--diff``: would be); fixes held back with their files are counted apart."""
+    n = len(run.landed())
     verb = "would be applied" if args.diff else "applied"
     text = f"{n} fix{'es' if n != 1 else ''} {verb}"
+    lost = len(run.lost())
+    if run.unwritten:
+        files = len(run.unwritten)
+        text += (f"; {lost} not {'to be ' if args.diff else ''}written ({files} file{'s' if files != 1 else ''} "
+                 f"left as they are: see above)")
     more = 0 if args.unsafe_fixes else run.unsafe_remaining()
     if more:
         text += f"; {more} more with --unsafe-fixes"
@@ -34,11 +43,14 @@ def summary(run, args) -> str:
 
 
 def exit_code(run, args, code: int) -> int:
-    """``--diff``: 1 when there is something to change. ``--fix-only``: 0 unless the fixer could
-    not do what it should (a file not written). ``--fix``: the remaining findings decide."""
-    failed = any("not written" in n for n in run.notes)
+    """2 when a file the fixer meant to write was not written (refused, I/O error, fixes that did
+    not settle; with ``--diff``: would not be) or on an internal error, whatever ``--exit-zero``.
+    Otherwise ``--diff``: 1 when there is something to change; ``--fix-only``: 0; ``--fix``: the
+    remaining findings decide (``code``)."""
+    if run.report.internal_error or run.unwritten:
+        return 2
     if args.diff:
-        return 2 if run.report.internal_error else (1 if run.changes else 0)
+        return 1 if run.diff() else 0
     if args.fix_only:
-        return 2 if run.report.internal_error else (1 if failed else 0)
-    return max(code, 1) if failed and not args.exit_zero else code
+        return 0
+    return code

@@ -7,6 +7,12 @@ from dataclasses import dataclass
 from netlint.findings import Finding
 
 
+def identity(f: Finding) -> tuple:
+    """Which finding a fix is for, across passes: rule, file, key and message (never a position,
+    which fixes move)."""
+    return (f.code, f.file, f.key, f.message)
+
+
 class FixError(Exception):
     """An edit that cannot be applied safely; the message says why, for the user."""
 
@@ -29,8 +35,7 @@ class Skipped:
     hard: bool = True
 
     def identity(self) -> tuple:
-        f = self.finding
-        return (f.code, f.file, f.key, f.message, self.reason)
+        return (*identity(self.finding), self.reason)
 
     def render(self) -> str:
         f = self.finding

@@ -93,19 +93,19 @@ def test_file_modified_between_lint_and_fix_is_untouched_and_reported(tmp_path, 
 def test_file_modified_after_fixing_before_writing_is_not_written(tmp_path, fix_rules, monkeypatch):
     write_repo(tmp_path, {"a.env": "NCCL_IB_TIMOUT=22\n"})
     fix_rules.append(replace_text(".env", "NCCL_IB_TIMOUT", "NCCL_IB_TIMEOUT"))
-    import netlint.fix.loop as loop
+    import netlint.fix.write as write
 
-    real = loop._write
+    real = write.write_changes
 
-    def racing(run):
+    def racing(run, root, named):
         (tmp_path / "a.env").write_text("X=1\n")
-        real(run)
+        real(run, root, named)
 
-    monkeypatch.setattr(loop, "_write", racing)
+    monkeypatch.setattr(write, "write_changes", racing)
     run = run_fixes(opts(tmp_path / "a.env"))
     assert (tmp_path / "a.env").read_text() == "X=1\n"
-    assert any("changed on disk while netlint was fixing it" in n for n in run.notes)
-    assert not run.written
+    assert run.unwritten == {"a.env": "it changed on disk while netlint was fixing it"}
+    assert not run.written and not run.landed()
 
 
 def test_unparsable_file_is_never_fixed(tmp_path, fix_rules):
@@ -184,7 +184,8 @@ def test_same_edit_from_two_findings_is_applied_once(tmp_path, fix_rules):
 
 
 def test_loop_reaches_a_fixed_point(tmp_path, fix_rules):
-    # each pass only fixes the first "aa" it sees; the loop must finish the job
+    # each pass only fixes the first "aa" it sees (each occurrence its own finding); the loop must
+    # finish the job
     from netlint.findings import Edit, Finding, Fix
     from tests.fix.fixtools import span_at
 
@@ -193,30 +194,37 @@ def test_loop_reaches_a_fixed_point(tmp_path, fix_rules):
         at = text.find("aa")
         if at >= 0:
             s = span_at("l.env", text, at, at + 2)
-            yield Finding("ZZ901", "aa", s, fix=Fix("b", (Edit(s, "b", expected="aa"),)))
+            yield Finding("ZZ901", "aa", s, fix=Fix("b", (Edit(s, "b", expected="aa"),)), key=f"aa@{at}")
 
     write_repo(tmp_path, {"l.env": "X=aaaaaa\n"})
     fix_rules.append(one_at_a_time)
     run = run_fixes(opts(tmp_path / "l.env"))
     assert (tmp_path / "l.env").read_text() == "X=bbb\n"
-    assert run.converged and run.passes == 3
+    assert run.converged and run.passes == 3 and run.written == ["l.env"] and not run.unwritten
 
 
-def test_runaway_limit(tmp_path, fix_rules):
+def test_runaway_limit_writes_nothing_for_the_file(tmp_path, fix_rules):
+    # a new finding every pass (its message counts the bytes): never settles
     from netlint.findings import Edit, Finding, Fix
     from tests.fix.fixtools import span_at
 
     def forever(ws):
         text = ws.text("r.env")
         s = span_at("r.env", text, len(text), len(text))
-        yield Finding("ZZ901", "more", s, fix=Fix("grow", (Edit(s, "#\n"),)))
+        yield Finding("ZZ901", f"more than {len(text)} bytes", s, fix=Fix("grow", (Edit(s, "#\n"),)))
 
-    write_repo(tmp_path, {"r.env": "A=1\n"})
+    write_repo(tmp_path, {"r.env": "A=1\n", "ok.env": "NCCL_IB_TIMOUT=22\n"})
     fix_rules.append(forever)
-    run = run_fixes(opts(tmp_path / "r.env"), limit=4)
+    fix_rules.append(replace_text("ok.env", "TIMOUT", "TIMEOUT", code="ZZ903"))
+    run = run_fixes(opts(tmp_path / "r.env", tmp_path / "ok.env"), limit=4)
     assert not run.converged and run.passes == 4
-    assert (tmp_path / "r.env").read_text() == "A=1\n" + "#\n" * 4
+    assert (tmp_path / "r.env").read_text() == "A=1\n"  # before: "A=1\n" + "#\n" * 4, written
+    assert (tmp_path / "ok.env").read_text() == "NCCL_IB_TIMEOUT=22\n"  # a file that settled is written
     assert "runaway" in run.notes[0]
+    assert "did not settle (still changing after 4 passes)" in run.unwritten["r.env"]
+    assert run.written == ["ok.env"] and [a.finding.code for a in run.landed()] == ["ZZ903"]
+    # the report is the disk's: the growing finding is still there, the rename is gone
+    assert [f.code for f in run.report.findings] == ["ZZ901"]
 
 
 def test_fixes_that_undo_each_other_stop(tmp_path, fix_rules):
@@ -226,13 +234,14 @@ def test_fixes_that_undo_each_other_stop(tmp_path, fix_rules):
     def flip(ws):
         text = ws.text("f.env")
         s = span_at("f.env", text, 2, 3)
-        yield Finding("ZZ901", "flip", s, fix=Fix("flip", (Edit(s, "1" if text[2] == "0" else "0",
-                                                                 expected=text[2]),)))
+        yield Finding("ZZ901", f"flip {text[2]}", s, fix=Fix("flip", (Edit(s, "1" if text[2] == "0" else "0",
+                                                                            expected=text[2]),)))
 
     write_repo(tmp_path, {"f.env": "A=0\n"})
     fix_rules.append(flip)
     run = run_fixes(opts(tmp_path / "f.env"))
     assert not run.converged and "undo each other" in run.notes[0]
+    assert (tmp_path / "f.env").read_text() == "A=0\n" and not run.written
 
 
 def test_atomic_write_keeps_mode_and_leaves_no_temp_file(tmp_path, fix_rules):
