@@ -8,7 +8,7 @@ Which files make one switch:
   ``qos.json``: those are the names of the two templates every SONiC SKU folder renders together for
   one switch (``config qos reload`` renders ``buffers.json.j2`` and ``qos.json.j2`` and loads the two
   results with one ``sonic-cfggen -j <buffers> -j <qos> --write-to-db``: sonic-net/sonic-utilities@691b1bbc
-  ``config/main.py`` L3817-3847). Other names are not paired: a folder of renders for several SKUs
+  ``config/main.py`` L3817-3849). Other names are not paired: a folder of renders for several SKUs
   (``qos-<sku>.json``, ``buffers-<sku>.json``) holds different switches.
 
 How: tables, entries and fields are merged in file order and a later file's field wins, as
