@@ -96,6 +96,11 @@ def parse_text(path: str, text: str, abspath: Path | None = None,
         ev.run_text(ProvText.of_file(ft), path, abspath)
     except (_Exit, _Return):  # `return` at the top of a file meant to be sourced ends it
         pass
+    except RecursionError:  # a shape the explicit bounds do not cover (thousands of `elif`s): stop here
+        from netlint.shell.model import ShellError
+
+        script.errors.append(ShellError("the script nests deeper than netlint evaluates; the rest was not "
+                                        "read", ft.span(0, min(1, len(text))), "unread"))
     from netlint.shell.values import _var_word
 
     script.functions = set(ev.functions)

@@ -16,13 +16,14 @@ from typing import Any, Callable
 from netlint.located import Span
 from netlint.shell.control import ControlFlow
 from netlint.shell.expansion import Expansion
-from netlint.shell.model import Assignment, Command, Script, Seg, Word
+from netlint.shell.model import Assignment, Command, Script, Seg, ShellError, Unknown, Word
 from netlint.shell.nested import NestedScripts
 from netlint.shell.provenance import ProvText
 from netlint.shell.reading import Reading
 from netlint.shell.sbatch import parse_sbatch_header
-from netlint.shell.values import (MAX_DEPTH, SHELLS, Frame, Var, _Exit, _INT, _NAME, _Return,
-                                  _adjacent_groups, _join_words, _var_word)
+from netlint.shell.values import (MAX_DEPTH, MAX_ELEMENTS, MAX_NESTING, MAX_STEPS, MAX_VALUE_CHARS,
+                                  MAX_VALUE_PIECES, SHELLS, Frame, Var, _Exit, _INT, _NAME, _Return,
+                                  _adjacent_groups, _join_words, _useg, _var_word)
 
 
 class Evaluator(Reading, ControlFlow, Expansion, NestedScripts):
@@ -34,6 +35,9 @@ class Evaluator(Reading, ControlFlow, Expansion, NestedScripts):
         self.returns: list[list[dict[str, Var]]] = []   # per function call: environments of early returns
         self.cond = 0           # > 0 inside undecided branches / loop bodies
         self.depth = 0
+        self.nesting = 0          # compound statements and expansions being evaluated, innermost last
+        self.steps = 0
+        self.overflows: set[str] = set()  # bounds already reported for this script
         self.parent: Command | None = None
         self.nested = False
         self.nested_span: Span | None = None
@@ -58,6 +62,28 @@ class Evaluator(Reading, ControlFlow, Expansion, NestedScripts):
         t = n.type
         if t in ("comment", ";", "&", ";;", "\n", "{", "}", "(", ")", "do", "done", "then", "fi"):
             return
+        self.steps += 1
+        if self.steps > MAX_STEPS:
+            self._overflow("steps", f.span(n), f"evaluation stopped after {MAX_STEPS:,} statements; "
+                           "the rest of the script was not read")
+            raise _Exit()
+        if self.nesting >= MAX_NESTING:
+            self._overflow("nesting", f.span(n), f"statements nested deeper than {MAX_NESTING} levels "
+                           "were not evaluated")
+            return
+        self.nesting += 1
+        try:
+            self._stmt_inner(n, f, t, redirects)
+        finally:
+            self.nesting -= 1
+
+    def _overflow(self, what: str, span: Span, message: str) -> None:
+        """Say once per script that a bound was hit (NL012: read only in part)."""
+        if what not in self.overflows:
+            self.overflows.add(what)
+            self.script.errors.append(ShellError(message, span, "unread"))
+
+    def _stmt_inner(self, n, f: Frame, t: str, redirects) -> None:
         if t == "command":
             self._command(n, f, redirects or [])
         elif t == "variable_assignment":
@@ -158,6 +184,14 @@ class Evaluator(Reading, ControlFlow, Expansion, NestedScripts):
         if value_node is not None:
             value.span = f.span(value_node)
             value.raw = f.text(value_node)
+        if _too_large(segs, elements, self.env.get(name) if op == "+=" else None):
+            # `X="$X$X"` doubled forty times: past the bound the value is unknown, not gigabytes
+            self._overflow(f"value:{name}", nspan, f"the value of ${name} grew past netlint's bound "
+                           f"({MAX_VALUE_CHARS:,} characters / {MAX_ELEMENTS:,} elements); it is unknown from here")
+            u = Unknown(f"${name} is larger than netlint evaluates", nspan, "other", name=name)
+            segs, elements = [_useg(u)], None
+            value = Word(segs, value.span)
+            op = "="
         old = self.env.get(name)
         was_exported = bool(old and old.exported)
         exp = was_exported if exported is None else (exported or was_exported)
@@ -363,3 +397,14 @@ class Evaluator(Reading, ControlFlow, Expansion, NestedScripts):
 
     def depth_in_function(self) -> bool:
         return False
+
+
+def _too_large(segs, elements, old) -> bool:
+    pieces = len(segs) + (sum(len(w.parts) for w in elements) if elements else 0)
+    chars = sum(len(s.text) for s in segs) + (sum(len(p.text) for w in elements for p in w.parts) if elements else 0)
+    count = len(elements) if elements else 0
+    if old is not None:  # `+=` appends to what is there
+        pieces += len(old.segs or []) + sum(len(e) for e in (old.elems or []))
+        count += len(old.elems or [])
+        chars += sum(len(s.text) for s in (old.segs or [])) + sum(len(s.text) for e in (old.elems or []) for s in e)
+    return pieces > MAX_VALUE_PIECES or chars > MAX_VALUE_CHARS or count > MAX_ELEMENTS

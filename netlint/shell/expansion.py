@@ -8,7 +8,7 @@ import re
 
 from netlint.located import Span
 from netlint.shell.model import Note, Seg, Unknown, Word
-from netlint.shell.values import (BREAK, Frame, Var, _INT, _binop, _empty, _mark, _parse_int,
+from netlint.shell.values import (BREAK, MAX_NESTING, Frame, Var, _INT, _binop, _empty, _mark, _parse_int,
                                   _pattern_op, _short, _split, _useg)
 
 
@@ -245,6 +245,20 @@ class Expansion:
         while a < b and f.pt.text[a] in " \t\n":  # see _interp: a blank can lead the node
             a += 1
         span = f.pt.span(a, b)
+        if self.nesting >= MAX_NESTING:  # `${A:-${B:-${C:-…}}}` thousands deep
+            self._overflow("nesting", span, f"expansions nested deeper than {MAX_NESTING} levels were not "
+                           "evaluated")
+            return [_useg(Unknown(f"an expansion nested deeper than {MAX_NESTING} levels", span))]
+        self.nesting += 1
+        try:
+            return self._param_inner(n, f, quoted, span)
+        finally:
+            self.nesting -= 1
+
+    def _param_inner(self, n, f: Frame, quoted: bool, span: Span) -> list:
+        a, b = f.rng(n)
+        while a < b and f.pt.text[a] in " \t\n":
+            a += 1
         kids = [c for c in n.children if c.type not in ("${", "}")]
         if not kids:
             return []

@@ -15,6 +15,13 @@ _PARSER: list[Any] = []
 MAX_DEPTH = 8          # nested source / bash -c / function-call depth
 MAX_RECOVERY = 40      # syntax-error lines blanked before giving up
 MAX_SOURCE_BYTES = 1_000_000
+# Bounds that keep hostile or generated scripts cheap (issue: never a crash, never a hang). Past each
+# one the value or the rest of the text becomes Unknown and NL012 says so.
+MAX_NESTING = 64            # nested compound statements / expansions evaluated
+MAX_VALUE_CHARS = 1_000_000  # one variable's value (X="$X$X" doubles it)
+MAX_VALUE_PIECES = 8_192     # pieces of provenance in one value
+MAX_ELEMENTS = 4_096         # elements of one array (real launch arrays hold hundreds)
+MAX_STEPS = 200_000          # statements evaluated for one file (sources and nested strings included)
 BREAK = object()       # field boundary between array elements ("${A[@]}")
 SHELLS = {"bash", "sh", "zsh", "dash", "ksh"}
 DECLARE = {"export", "declare", "typeset", "local", "readonly"}
