@@ -95,3 +95,17 @@ def _duplicates(docs) -> list[Finding]:
 def top_keys_in(text: str, keys: tuple[str, ...], quote: str = '"') -> bool:
     """Cheap content sniff: does any ``keys`` appear as a quoted key in ``text``?"""
     return any(f"{quote}{k}{quote}" in text for k in keys)
+
+
+def shell_read_findings(script) -> list[Finding]:
+    """What a shell loader could not read of an evaluated script: NL003 where bash itself rejects a
+    line, NL012 (info) where only netlint's reader failed or a bound was hit."""
+    from netlint.findings import Severity
+
+    out = []
+    for e in script.errors:
+        if e.kind == "syntax":
+            out.append(Finding("NL003", e.message, e.span, Severity.ERROR, key=f"shell-syntax:{e.span.line}"))
+        else:
+            out.append(Finding("NL012", e.message, e.span, Severity.INFO, key=f"shell-unread:{e.span.line}"))
+    return out

@@ -11,13 +11,10 @@ present on disk is read and attached.
 
 from __future__ import annotations
 
-import posixpath
 import re
-from pathlib import Path
 from typing import Any, Iterator
 
-from netlint.findings import Finding, Severity
-from netlint.loaders.base import Loader
+from netlint.loaders.base import Loader, shell_read_findings
 from netlint.source import SourceFile
 
 SUFFIXES = (".sh", ".bash", ".sbatch", ".slurm", ".sub")
@@ -37,11 +34,7 @@ class ShellJobLoader(Loader):
         from netlint.jobs.script import jobs_from_source
 
         jobs, script = jobs_from_source(src)
-        for e in script.errors:
-            if e.kind == "syntax":
-                yield Finding("NL003", e.message, e.span, Severity.ERROR, key=f"shell-syntax:{e.span.line}")
-            else:
-                yield Finding("NL012", e.message, e.span, Severity.INFO, key=f"shell-unread:{e.span.line}")
+        yield from shell_read_findings(script)
         from netlint.jobs.unread import unread_launches
 
         yield from unread_launches(script, jobs)

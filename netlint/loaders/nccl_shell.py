@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from typing import Any, Iterator
 
-from netlint.loaders.base import Loader
+from netlint.loaders.base import Loader, shell_read_findings
 from netlint.source import SourceFile
 
 SHELL_SUFFIXES = (".sh", ".bash", ".ksh", ".zsh", ".sbatch", ".slurm", ".sub", ".pbs", ".lsf")
@@ -68,6 +68,7 @@ class ShellEnvLoader(Loader):
         yield from conf_envs(src.path, confs)   # before the script's env: nccl.conf is the lowest layer
         yield env_of_script(src.path, script, [hd.body.span for hd, _ in confs])
         yield from unread_source_args(script)
+        yield from shell_read_findings(script)   # the same as the job loader's: the engine keeps one
 
 
 def env_of_script(file: str, script: Any, conf_bodies: list | None = None):
