@@ -25,6 +25,12 @@ def _switch():
     return NativeSwitch
 
 
+def _nic():
+    from netlint.models.nic_native import NativeNic
+
+    return NativeNic
+
+
 def _policy():
     from netlint.policy.schema import policy_schema_model
 
@@ -40,6 +46,7 @@ def _workspace():
 SCHEMAS: dict[str, Callable[[], type]] = {
     "inventory.schema.json": _inventory,
     "switch.schema.json": _switch,
+    "nic.schema.json": _nic,
     "policy.schema.json": _policy,
     "workspace.schema.json": _workspace,
 }

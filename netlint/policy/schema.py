@@ -87,9 +87,10 @@ def collection_models() -> dict[str, tuple]:
     """The model classes each workspace collection holds (``ws.jobs`` mixes three)."""
     from netlint.models.job import DsConfig, Hostfile, TrainingJob
     from netlint.models.nccl import NcclEnv
+    from netlint.models.nic import NicQos
     from netlint.models.switch import SwitchQos
 
-    return {"switches": (SwitchQos,), "nics": (), "nccl_envs": (NcclEnv,),
+    return {"switches": (SwitchQos,), "nics": (NicQos,), "nccl_envs": (NcclEnv,),
             "jobs": (TrainingJob, DsConfig, Hostfile)}
 
 
@@ -117,8 +118,8 @@ def workspace_schema() -> dict:
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": "https://netlint.dev/schemas/workspace.schema.json",
         "title": "netlint workspace view",
-        "description": "What policy JSONPaths select from: `$.inventory`, `$.switches[*]`, `$.nccl_envs[*]`, "
-                       "`$.jobs[*]`. Each collection item has `kind`, the model it comes from.",
+        "description": "What policy JSONPaths select from: `$.inventory`, `$.switches[*]`, `$.nics[*]`, "
+                       "`$.nccl_envs[*]`, `$.jobs[*]`. Each collection item has `kind`, the model it comes from.",
         "type": "object",
         "properties": props,
         "$defs": dict(sorted(gen.defs.items())),
