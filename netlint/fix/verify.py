@@ -5,10 +5,10 @@ exactly their path), but a file is written only after the whole result has been 
 way netlint and the file's own tools read it:
 
 - YAML and JSON: the same parsers as the first check (PyYAML's composer, ``json``);
-- every netlint loader that claims the file: none may find a parse error (NL003) in the new text
-  (TOML, dotenv, Cumulus, DeepSpeed configs, launch scripts, …);
 - shell scripts: ``bash -n`` (parse, run nothing; :mod:`netlint.shell.syntax`) must not reject a line
-  it accepted before the fix.
+  it accepted before the fix;
+- every netlint loader that claims the file: none may find a parse error (NL003) in the new text
+  (TOML, dotenv, Cumulus, DeepSpeed configs, launch scripts, …).
 
 A file that fails is not written; the reason says which reader refused it.
 """
@@ -33,12 +33,12 @@ def refusal(path: str, abspath: Path, before: bytes, after: bytes) -> str | None
     kind = _kind(new, text)
     if not _parses(kind, text):
         return f"the fixed text does not parse as {kind.upper() if kind else 'its format'}"
-    if _loader_parse_error(new):
-        return "a netlint reader finds a parse error (NL003) in the fixed text"
-    if _is_shell(new, text):
+    if _is_shell(new, text):  # bash first: the script's own tool, and its message names the line
         why = _bash_refusal(SourceFile(path, abspath, before), text)
         if why:
             return why
+    if _loader_parse_error(new):
+        return "a netlint reader finds a parse error (NL003) in the fixed text"
     return None
 
 
