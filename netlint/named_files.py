@@ -43,8 +43,9 @@ def named_files(ws: "Workspace") -> list[NamedFile]:
     for sw in getattr(inv, "switches", ()):
         for ref in sw.configs:
             out.append(NamedFile(f"switches[{sw.name.value}].config", ref, base / ref.value, "switches"))
-    for ref in getattr(inv, "nic_configs", ()):
-        out.append(NamedFile("nic_configs", ref, base / ref.value, "nics"))
+    for i, entry in enumerate(getattr(inv, "nic_configs", ())):
+        for ref in entry.configs if hasattr(entry, "configs") else [entry]:
+            out.append(NamedFile(f"nic_configs[{i}]", ref, base / ref.value, "nics"))
     for ref in getattr(inv, "jobs", None) or ():  # an inventory that lists job files
         if isinstance(ref, Scalar):
             out.append(NamedFile("jobs", ref, base / ref.value, "jobs"))

@@ -103,7 +103,7 @@ class SysfsLoader(Loader):
             _value(b, lines, i, start, m, value, port)
         for b in builders.values():
             if not b.empty():
-                yield from b.build()
+                yield from b.build(per_port=True)  # the path names the port
 
 
 def _value(b: NicBuilder, lines: Lines, i: int, start: int, m: re.Match, value: str, port: int | None) -> None:

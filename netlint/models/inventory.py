@@ -151,6 +151,21 @@ class SwitchRef(Model):
         return list(self.config) if isinstance(self.config, list) else [self.config]
 
 
+class NicConfigRef(Model):
+    """NIC files that describe one node group (or one host of it)."""
+
+    config: Located[str] | Annotated[list[Located[str]], Field(min_length=1)] = Field(
+        description="Path of a NIC file (NIC Configuration Operator template, Spectrum-X profile, saved "
+                    "`mlxconfig query` / `mlnx_qos` / sysfs output, netlint NIC YAML), relative to the inventory; "
+                    "or a list of them")
+    node_group: Located[str] | None = Field(None, description="The nodes[].name these files describe")
+    host: Located[str] | None = Field(None, description="The host the files were taken from, when one host's")
+
+    @property
+    def configs(self) -> list[Scalar]:
+        return list(self.config) if isinstance(self.config, list) else [self.config]
+
+
 def _one_or_many(v):
     return [v] if isinstance(v, dict) else v
 
@@ -169,8 +184,10 @@ class Inventory(Model):
     nodes: Annotated[list[Nodes], BeforeValidator(_one_or_many)]
     fabric: Fabric
     switches: list[SwitchRef] = Field(default_factory=list)
-    nic_configs: list[Located[str]] = Field(default_factory=list,
-                                            description="NIC QoS / DCQCN files, relative to the inventory")
+    nic_configs: list[Located[str] | NicConfigRef] = Field(
+        default_factory=list, description="NIC QoS / DCQCN files, relative to the inventory: a path (the file "
+                                          "describes every node group, or the one it names), or "
+                                          "{config, node_group, host} to join files to a node group")
 
     @property
     def node_groups(self) -> list[Nodes]:
