@@ -97,14 +97,28 @@ def test_nccl322_readonly_fix_reaches_the_child_in_real_bash(tmp_path):
     assert out.returncode == 0 and out.stdout == "child=WARN\n"
 
 
-@pytest.mark.parametrize("line", ["declare -r NCCL_DEBUG=WARN", "A=1 NCCL_DEBUG=WARN", "readonly -a NCCL_DEBUG=WARN"])
+@pytest.mark.parametrize("line", ["declare -r NCCL_DEBUG=WARN", "typeset NCCL_DEBUG=WARN",
+                                  "readonly -a NCCL_DEBUG=WARN"])
 def test_nccl322_offers_no_fix_when_the_assignment_is_an_argument(tmp_path, line):
+    # before: `declare -r export NCCL_DEBUG=WARN`, `readonly -a export …`: `export` became an argument
     from netlint.engine import lint
 
     write_repo(tmp_path, {"run.sh": f"#!/bin/bash\n{line}\ntorchrun train.py\n"})
-    found = [f for f in lint(nccl322(tmp_path)).findings if f.code == "NCCL322"]
-    assert all(f.fix is None for f in found)
-    assert run_fixes(nccl322(tmp_path), unsafe=True).changes == {}
+    (f,) = lint(nccl322(tmp_path)).findings
+    assert f.code == "NCCL322" and f.span.line == 2 and f.fix is None
+
+
+@pytest.mark.parametrize("line,fixed", [
+    ("echo x; readonly NCCL_DEBUG=WARN", "echo x; export NCCL_DEBUG; readonly NCCL_DEBUG=WARN"),
+    ("readonly \\\n  NCCL_DEBUG=WARN", "export NCCL_DEBUG; readonly \\\n  NCCL_DEBUG=WARN"),
+    ("true && NCCL_DEBUG=WARN", "true && export NCCL_DEBUG=WARN"),
+    ("  NCCL_DEBUG=WARN", "  export NCCL_DEBUG=WARN"),
+])
+def test_nccl322_fix_after_a_separator_or_a_continuation(tmp_path, line, fixed):
+    write_repo(tmp_path, {"run.sh": f"#!/bin/bash\n{line}\ntorchrun train.py\n"})
+    run = run_fixes(nccl322(tmp_path), unsafe=True)
+    assert (tmp_path / "run.sh").read_text() == f"#!/bin/bash\n{fixed}\ntorchrun train.py\n"
+    assert run.converged and not run.report.findings
 
 
 def test_the_fixer_alone_stops_a_readonly_style_runaway(tmp_path, fix_rules):
