@@ -112,3 +112,32 @@ def test_policy_view_shows_nics(tmp_path):
     i = [n.format for n in report.workspace.nics].index("mlnx_qos")
     span = view.spans[("nics", i, "trust", "runtime")]
     assert (span.file, span.line, span.col) == ("qos.log", 3, 23)
+
+
+# XC601 treats a NIC file that sets the mlx5 global traffic class as overriding an unset NCCL_IB_TC;
+# a NIC file that says nothing about the class must not silence it.
+XC_INVENTORY = """
+cluster: pod-a
+nodes: {count: 4, gpus: 8, gpu: H100-SXM, nics: [{hca: mlx5_0, netdev: ens1np0, speed: 400G}]}
+fabric: {transport: roce}
+switches: [{name: leaf01, config: leaf01.yaml}]
+nic_configs: [nic.txt]
+"""
+XC_SWITCH = "switch: leaf01\ntrust: dscp\ndscp_to_tc: {0: 0, 3: 3, 26: 1}\npfc: {priorities: [3]}\n" \
+            "ports: [{name: Ethernet0, speed: 400G, mtu: 9100}]\n"
+XC_TRAIN = "#!/bin/bash\nexport NCCL_IB_HCA==mlx5_0\ntorchrun train.py\n"
+
+
+def test_unset_nccl_ib_tc_is_still_reported_beside_a_nic_file_without_a_class(tmp_path):
+    report = lint_repo(tmp_path, {"inventory.yaml": XC_INVENTORY, "leaf01.yaml": XC_SWITCH, "train.sh": XC_TRAIN,
+                                  "nic.txt": fixture("sysfs-ecn.txt")})
+    assert report.workspace.nics and report.workspace.nics[0].traffic_class.value is None
+    f = only(report, "XC601")
+    assert (f.file, at(f)) == ("train.sh", (1, 1))
+
+
+def test_a_nic_traffic_class_silences_unset_nccl_ib_tc(tmp_path):
+    report = lint_repo(tmp_path, {"inventory.yaml": XC_INVENTORY, "leaf01.yaml": XC_SWITCH, "train.sh": XC_TRAIN,
+                                  "nic.txt": "/sys/class/infiniband/mlx5_0/tc/1/traffic_class Global tclass=14\n"})
+    assert report.workspace.nics[0].traffic_class.value.value == 14
+    assert not [f for f in report.findings if f.code == "XC601"]

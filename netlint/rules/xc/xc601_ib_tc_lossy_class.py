@@ -84,8 +84,9 @@ def _nic_sets_tos(ws) -> bool:
     """A NIC config that sets a default RoCE traffic class/ToS overrides an unset NCCL_IB_TC. (RDMA-CM's
     default_roce_tos is not such a setting: NCCL's verbs QPs never go through RDMA-CM.)"""
     for nic in ws.nics:
-        for attr in ("traffic_class", "tos", "roce_tos", "tclass"):
-            if getattr(nic, attr, None) is not None:
+        for attr in ("traffic_class", "dms_tos"):  # NicQos Settings: set when either layer has a value
+            setting = getattr(nic, attr, None)
+            if setting is not None and getattr(setting, "value", setting) is not None:
                 return True
     return False
 
