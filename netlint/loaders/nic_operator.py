@@ -5,22 +5,22 @@ What each field does is read from the operator's source (Mellanox/nic-configurat
 
 - ``template.roceOptimized.enabled: true`` makes the operator write, on every port n, the firmware
   values ``ROCE_CC_PRIO_MASK_Pn=255``, ``CNP_DSCP_Pn=4``, ``CNP_802P_PRIO_Pn=6``
-  (pkg/configuration/configvalidation.go L164-179 at 8bfbeb34), implied values located at
+  (pkg/configuration/configvalidation.go L164-178 at 8bfbeb34), implied values located at
   ``enabled``. Its runtime QoS is ``qos.trust`` / ``qos.pfc``, both defaulting to ``dscp`` and
   ``0,0,0,1,0,0,0,0`` when ``qos`` is absent (L477-503), ``qos.tos`` when not 0 (pkg/dms/client.go,
   SetQoSSettings), ``qos.ecn {enabled, priority}`` written to ``ecn/roce_rp`` and ``ecn/roce_np``
   ``enable/<priority>`` (pkg/configuration/manager.go L511, utils.go L371-421), ``roceMode``
   (``cma_roce_mode``, manager.go L479-480). The operator's trust word ``pfc`` means pcp (consts.go L167-168).
-- ``template.rawNvConfig`` NV values win over the template's (configvalidation.go L214-231,
+- ``template.rawNvConfig`` NV values win over the template's (configvalidation.go L209-232,
   ``mergeOverrideLayers``), so they replace the implied ones.
 - ``template.spectrumXOptimized.enabled``: the Spectrum-X profile's congestion control runs instead
   of DCQCN, and the operator writes CNP DSCP 48 to ``ecn/roce_np/cnp_dscp``
-  (pkg/spectrumx/spectrumx.go L36-42 at 8bfbeb34).
+  (pkg/spectrumx/spectrumx.go L36-42 and ``writeCnpDscp`` L238 at 8bfbeb34).
 
 The Spectrum-X profile (``bindata/spectrum-x/RA2.1.yaml`` at 3faed91b, struct SpectrumXConfig in
-pkg/types/spectrumx.go L28-61): ``runtimeConfig.roce`` entries ``Trust`` and ``PFC`` (DMS digit string,
+pkg/types/spectrumx.go L28-65): ``runtimeConfig.roce`` entries ``Trust`` and ``PFC`` (DMS digit string,
 ``00010000`` = priority 3); ``runtimeConfig.congestionControl`` entries by DMS path: a path with a
-``priority`` element is applied to priorities 0..7 (pkg/dms/client.go L434-456 at 3faed91b), so
+``priority`` element is applied to priorities 0..7 (``collectSetUpdates``, pkg/dms/client.go L435-456 at 3faed91b), so
 ``cc/config/priority/rp_enabled`` / ``np_enabled`` set every priority; ``cc/slot[id=N]/config/enabled``
 turns congestion-control slot N on or off (the profile names slot 15 "DCQCN" and tunes slot 0). A
 profile that turns slot 15 off and slot 0 on runs Spectrum-X CC instead of DCQCN. ``mlxConfig`` NV

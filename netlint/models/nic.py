@@ -41,7 +41,8 @@ API for rules (NIC2xx, XC6xx)
 - ``nic.prio_to_tc``: {priority: NicValue(tc)} (``mlnx_qos`` ``tc: N … priority: p`` rows).
 - ``nic.traffic_class`` (the mlx5 global traffic class, ``/sys/class/infiniband/<hca>/tc/<port>/
   traffic_class``: the ToS byte the kernel puts on every RoCE QP of the device instead of the one the
-  application asks for; openucx/ucx#11105), ``nic.cma_roce_tos`` (RDMA-CM's default ToS, configfs
+  application asks for; NVIDIA/doroce-linux@6dc37a78 doRoCE.sh L436-440 writes it "to force verbs
+  interface TCLASS", openucx/ucx#11105), ``nic.cma_roce_tos`` (RDMA-CM's default ToS, configfs
   ``rdma_cm/<hca>/ports/<port>/default_roce_tos``, kernel Documentation/ABI/testing/configfs-rdma_cm;
   only QPs made through RDMA-CM get it), ``nic.dms_tos`` (the operator's ``qos.tos``, applied
   through DOCA DMS ``/interfaces/interface/nvidia/roce/config/tos``, whose scope DMS does not document).
@@ -51,9 +52,9 @@ API for rules (NIC2xx, XC6xx)
   cuts its rate on a CNP) and notification point (the receiver sends CNPs on ECN-marked packets) per
   priority. Firmware ``ROCE_CC_PRIO_MASK_Pn`` bit p sets both (DOCA DCQCN table: the firmware form of
   the per-priority "Enable"); ``nic.cc_prio_mask`` keeps the mask token itself. ``nic.rp_enabled(p)`` /
-  ``nic.np_enabled(p)`` -> NicValue | None. NVIDIA documents the NP enable as port-wide in effect
-  (CNP generation is per port; any priority enabled enables it), so judge the NP with
-  ``nic.np_enabled_any()``.
+  ``nic.np_enabled(p)`` -> NicValue | None. NVIDIA's "HowTo Configure DCQCN (RoCE CC) values for
+  ConnectX-4 (Linux)" says CNP sending is handled per port, any priority enabled on the NP enabling it
+  (quoted in ROCm/mori#658), so judge the NP with ``nic.np_enabled_any()`` and the RP per priority.
 - ``nic.cnp_dscp``, ``nic.cnp_priority``: Settings of the CNP's DSCP (0..63) and 802.1p priority (0..7).
 - ``nic.dcqcn``: {name: Setting(int)} for every DCQCN parameter, canonical MLNX_OFED names
   (:data:`netlint.nic.params.PARAMS` has unit, range, default and source of each);
