@@ -26,8 +26,7 @@ from __future__ import annotations
 import re
 from typing import Any, Iterator
 
-from netlint.loaders.base import Loader
-from netlint.loaders.nic_text import command_arg, wants_dump
+from netlint.loaders.nic_text import DumpLoader, command_arg
 from netlint.located import Scalar
 from netlint.nic.build import NicBuilder
 from netlint.nic.text import Lines
@@ -42,12 +41,8 @@ _CABLE = re.compile(r"^\s*Cable len:\s*(?P<v>\d+)")
 VIA = "mlnx_qos"
 
 
-class MlnxQosLoader(Loader):
+class MlnxQosLoader(DumpLoader):
     name = "nic-mlnx-qos"
-    kind = "nics"
-
-    def wants(self, name: str, suffix: str) -> bool:
-        return wants_dump(name, suffix)
 
     def claims(self, src: SourceFile) -> bool:
         text = src.text

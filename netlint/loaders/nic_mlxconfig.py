@@ -27,8 +27,7 @@ from __future__ import annotations
 import re
 from typing import Any, Iterator
 
-from netlint.loaders.base import Loader
-from netlint.loaders.nic_text import command_arg, wants_dump
+from netlint.loaders.nic_text import DumpLoader, command_arg
 from netlint.located import Scalar
 from netlint.nic.build import NicBuilder
 from netlint.nic.text import Lines
@@ -39,12 +38,8 @@ _DEVICE = re.compile(r"^\s*Device:\s+(?P<dev>\S+)")
 _BLOCK = re.compile(r"^\s*Device #\d+:")
 
 
-class MlxconfigLoader(Loader):
+class MlxconfigLoader(DumpLoader):
     name = "nic-mlxconfig"
-    kind = "nics"
-
-    def wants(self, name: str, suffix: str) -> bool:
-        return wants_dump(name, suffix)
 
     def claims(self, src: SourceFile) -> bool:
         text = src.text

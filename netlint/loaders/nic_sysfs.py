@@ -26,8 +26,7 @@ from __future__ import annotations
 import re
 from typing import Any, Iterator
 
-from netlint.loaders.base import Loader
-from netlint.loaders.nic_text import wants_dump
+from netlint.loaders.nic_text import DumpLoader
 from netlint.located import Scalar
 from netlint.nic.build import NicBuilder
 from netlint.nic.params import BY_DEBUGFS, PARAMS, SYSFS_NP
@@ -71,12 +70,8 @@ def split(line: str) -> tuple[str, int, re.Match, str] | None:
     return None
 
 
-class SysfsLoader(Loader):
+class SysfsLoader(DumpLoader):
     name = "nic-sysfs"
-    kind = "nics"
-
-    def wants(self, name: str, suffix: str) -> bool:
-        return wants_dump(name, suffix)
 
     def claims(self, src: SourceFile) -> bool:
         text = src.text

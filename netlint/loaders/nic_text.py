@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from netlint.loaders.base import Loader
+
 # Saved command output: `mlxconfig -d mlx5_0 q > cx7-mlxconfig.txt`, `mlnx_qos -i eth2 > qos.log`,
 # `grep -r . /sys/class/net/*/ecn > ecn.out`. Files without a suffix only when the name says so.
 SUFFIXES = (".txt", ".log", ".out", ".dump", ".query")
@@ -24,3 +26,12 @@ def command_arg(text: str, command: str, flag: str) -> tuple[int, re.Match] | No
         if m:
             return i, m
     return None
+
+
+class DumpLoader(Loader):
+    """A loader of saved NIC command output: kind ``nics``, file names as :func:`wants_dump` says."""
+
+    kind = "nics"
+
+    def wants(self, name: str, suffix: str) -> bool:
+        return wants_dump(name, suffix)
