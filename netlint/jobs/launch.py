@@ -201,6 +201,9 @@ def find_launch(cmd: Command) -> Launch | None:
     if name == "deepspeed":
         opts, j = _opts(argv, i + 1, DEEPSPEED_OPTS)
         return _with_script(Launch(cmd, "deepspeed", opts, wrappers=wrappers), argv, j)
+    if name.endswith(".py"):  # `./pretrain_gpt.py …`, `$NEOX_DIR/deepy.py …` run through their shebang
+        kind = "srun-python" if any(w == "srun" for w, _ in wrappers) else "python"
+        return _with_script(Launch(cmd, kind, {}, wrappers=wrappers), argv, i)
     if name.startswith(PYTHONS):
         j = i + 1
         while j < len(argv) and isinstance(argv[j].value, str) and argv[j].value.startswith("-") \

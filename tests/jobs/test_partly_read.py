@@ -143,3 +143,10 @@ def test_training_command_string_behind_an_unknown_launcher(tmp_path):
             "--tensor-model-parallel-size 8 --micro-batch-size 4'\n")
     report = lint_repo(tmp_path, {"pretrain_65b.sh": text})
     assert [(line, col) for line, col, _ in nl012(report)] == [(1, 1)]
+
+
+def test_entry_script_run_through_its_shebang_is_a_launch(tmp_path):
+    text = ('NEOX_DIR=/opt/gpt-neox\nCMD="$NEOX_DIR/deepy.py $NEOX_DIR/train.py $NEOX_DIR/configs/30B.yml"\n$CMD\n')
+    report = lint_repo(tmp_path, {"launch.sh": text})
+    [(line, col, msg)] = nl012(report)
+    assert (line, col) == (2, 44) and "launch not joined" in msg
