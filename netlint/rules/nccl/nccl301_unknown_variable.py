@@ -53,11 +53,15 @@ class UnknownVariable(Rule):
     def check(self, ws) -> Iterator[Finding]:
         from netlint.nccl.reads import read_names
 
+        from netlint.nccl import stacks
+
         reg = registry()
         for env, var in scope.assignments(ws):
             name = var.key
             if name in reg or name in read_names(ws):   # the repo's own scripts read it: not dead
                 continue
+            if stacks.stack_of(name) or stacks.known(name):
+                continue   # a plugin's or RCCL's NCCL_* name (NCCL_GPUDIRECTTCPX_*, NCCL_RINGS_REMAP): NCCL325's
             if name.startswith("NCCL_"):
                 if name in CONSTANTS:
                     yield self.finding(

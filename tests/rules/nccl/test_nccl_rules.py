@@ -41,6 +41,10 @@ EXPECTED: dict[str, dict[str, list[tuple[str, int, int]]]] = {
     "NCCL322": {"bad": [("train.sh", 2, 1)]},
     "NCCL323": {"bad": [("env.sh", 2, 24)]},
     "NCCL324": {"bad": [("run.sh", 3, 12), ("run.sh", 6, 11)]},
+    "NCCL325": {"bad": [("efa.sh", 3, 8), ("efa.sh", 4, 8), ("efa.sh", 5, 8), ("efa.sh", 6, 8)]},
+    "NCCL326": {"bad": [("env.sh", 2, 33), ("env.sh", 3, 26), ("env.sh", 4, 25), ("env.sh", 5, 40),
+                        ("env.sh", 6, 32)]},
+    "NCCL327": {"bad": [("env.sh", 3, 8), ("env.sh", 4, 8), ("env.sh", 5, 8)]},
 }
 
 
@@ -149,3 +153,26 @@ def test_nccl321_says_which_releases_fail_and_is_silent_on_newer_ones():
     (known,) = [f for f in _lint("NCCL321", "bad2").findings if f.code == "NCCL321"]
     assert "on NCCL 2.24.3 a job across nodes" in known.message
     assert _found(_lint("NCCL321", "new"), "NCCL321") == []
+
+
+def test_stack_names_suggest_across_registries_and_rename_safely():
+    report = _lint("NCCL325", "bad")
+    rdma = _one(report, "NCCL325", 3)
+    assert "did you mean FI_EFA_USE_DEVICE_RDMA" in rdma.message and rdma.severity.name == "ERROR"
+    assert rdma.fix.safe and rdma.fix.edits[0].replacement == "FI_EFA_USE_DEVICE_RDMA"
+    assert "TORCH_NCCL_ASYNC_ERROR_HANDLING" in _one(report, "NCCL325", 4).message
+    made_up = _one(report, "NCCL325", 5)   # OFI_NCCL_ is listed completely: reported without a hint
+    assert made_up.severity.name == "WARNING" and made_up.fix is None
+    assert "NCCL_GPUDIRECTTCPX_TX_BINDINGS" in _one(report, "NCCL325", 6).message
+
+
+def test_stack_values_say_what_the_stack_does():
+    report = _lint("NCCL326", "bad")
+    assert "raises" in _one(report, "NCCL326", 2).message
+    assert "SENDRECV, RDMA" in _one(report, "NCCL326", 3).message
+    assert _one(report, "NCCL326", 4).severity.name == "WARNING"
+    dmabuf = _one(report, "NCCL326", 6)
+    assert dmabuf.fix.edits[0].replacement == "1" and not dmabuf.fix.safe
+    report = _lint("NCCL327", "bad")
+    assert "abort" in _one(report, "NCCL327", 3).message
+    assert _one(report, "NCCL327", 5).severity.name == "WARNING"

@@ -1,0 +1,7 @@
+#!/bin/bash
+export TORCH_NCCL_BLOCKING_WAIT=enabled
+export OFI_NCCL_PROTOCOL=rdma_write
+export FI_EFA_FORK_SAFE=maybe
+export TORCH_NCCL_ASYNC_ERROR_HANDLING=5
+export OFI_NCCL_DISABLE_DMABUF=on
+export NCCL_DEBUG=WARN
