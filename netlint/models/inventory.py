@@ -76,6 +76,12 @@ class Nodes(Model):
     host_nics: list[HostNic] = Field(
         default_factory=list, description="The node's NICs without RDMA (front-end, bootstrap, storage, "
                                           "management), beside the RDMA NICs under `nics`")
+    nvls: Located[bool] | None = Field(
+        None, description="NVLink SHARP (NVLS) works on these nodes: NVSwitch generation 3 or later (HGX H100/H200, "
+                          "B200, GB200) with NVIDIA Fabric Manager running (and IMEX across trays). Unset: unknown")
+    fabric_manager: Located[bool] | None = Field(
+        None, description="NVIDIA Fabric Manager runs on these NVSwitch nodes (without it CUDA sees no NVSwitch "
+                          "fabric and NVLS is unavailable). Unset: unknown")
     roce_tos: Located[Annotated[int, Field(ge=0, le=255)]] | None = Field(
         None, description="ToS byte (DSCP << 2 | ECN) the RDMA NICs put on all RoCE traffic themselves, "
                           "replacing the class NCCL_IB_TC asks for: the mlx5 global traffic class "
@@ -114,14 +120,18 @@ class Roce(Model):
 
 
 class Fabric(Model):
-    transport: Located[Literal["roce", "infiniband", "ethernet", "efa"]] = Field(
+    transport: Located[Literal["roce", "infiniband", "ethernet", "efa", "gpudirect-tcpx", "gpudirect-tcpxo"]] = Field(
         description="roce | infiniband | ethernet (no RDMA) | efa (AWS Elastic Fabric Adapter, through "
-                    "the aws-ofi-nccl plugin)")
+                    "the aws-ofi-nccl plugin) | gpudirect-tcpx / gpudirect-tcpxo (GCP A3 / A3 Mega: Ethernet "
+                    "without RDMA, through GCP's TCPX / TCPXO net plugin)")
     topology: Located[Literal["fat-tree", "rail-optimized", "dragonfly+"]] | None = None
     oversubscription: Located[Annotated[float, Field(ge=1)]] | None = Field(
         None, description="1 = non-blocking; 7 means 1:7")
     mtu: Located[Annotated[int, Field(ge=576, le=9216)]] | None = None
     roce: Roce | None = None
+    sharp: Located[bool] | None = Field(
+        None, description="The InfiniBand switches run SHARP in-network reductions (Aggregation Manager on, "
+                          "HPC-X's nccl-rdma-sharp plugin installed): what NCCL_COLLNET_ENABLE=1 needs")
 
 
 class SwitchRef(Model):
