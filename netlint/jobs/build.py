@@ -138,6 +138,8 @@ _MODEL_VALUES = (
     ("v_head_dim", "--v-head-dim"),
     ("zero_stage", "--zero-stage"),
     ("ddp_bucket_size", "--ddp-bucket-size"),
+    ("moe_router_groups", "--moe-router-num-groups"),
+    ("moe_router_group_topk", "--moe-router-group-topk"),
 )
 _MODEL_FLAGS = (
     ("swiglu", "--swiglu"),
@@ -151,6 +153,8 @@ _MODEL_FLAGS = (
     ("overlap_param_gather", "--overlap-param-gather"),
     ("tp_comm_overlap", "--tp-comm-overlap"),
     ("mla", "--multi-latent-attention"),
+    ("untie_embeddings", "--untie-embeddings-and-output-weights"),
+    ("overlap_moe_comm", "--overlap-moe-expert-parallel-comm"),
 )
 
 

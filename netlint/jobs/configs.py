@@ -91,8 +91,17 @@ def nemo_job(file: str, root: MapNode) -> TrainingJob:
                  ("max_position", "max_position_embeddings"), ("experts", "num_moe_experts"),
                  ("topk", "moe_router_topk"), ("moe_ffn", "moe_ffn_hidden_size"),
                  ("moe_shared_ffn", "moe_shared_expert_intermediate_size"), ("moe_layer_freq", "moe_layer_freq"),
-                 ("vocab", "override_vocab_size")):
+                 ("vocab", "override_vocab_size"), ("moe_router_groups", "moe_router_num_groups"),
+                 ("moe_router_group_topk", "moe_router_group_topk")):
         i(f, "model." + p)
+    for f, p in (("position_embedding", "position_embedding_type"), ("moe_dispatcher", "moe_token_dispatcher_type"),
+                 ("cp_comm_type", "cp_comm_type")):
+        word = r.scalar("model." + p)
+        if word is not None and isinstance(word.value, str):
+            setattr(job, f, word)
+    tied = r.scalar("model.share_embeddings_and_output_weights")
+    if tied is not None and as_bool(tied) is not None and not as_bool(tied).value:
+        job.untie_embeddings = typed(tied, True)
     if job.vocab is None:
         _nemo_vocab(job, r)
     if job.seq_len is None:
@@ -101,6 +110,7 @@ def nemo_job(file: str, root: MapNode) -> TrainingJob:
     b("tp_comm_overlap", "model.ub_tp_comm_overlap")
     b("overlap_grad_reduce", "model.optim.overlap_grad_sync")
     b("overlap_param_gather", "model.optim.overlap_param_sync")
+    b("overlap_moe_comm", "model.overlap_moe_expert_parallel_comm")
     opt = r.scalar("model.optim.name")
     if opt is not None and opt.value in ("mcore_distributed_optim", "distributed_fused_adam"):
         job.distributed_optimizer = typed(opt, True)

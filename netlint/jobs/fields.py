@@ -17,6 +17,9 @@ Sources (``repo@commit path Lnn``):
   (L3546-3557); TransformerConfig ``moe_router_topk = 2`` (transformer_config.py L760), also what
   NeMo builds its models with.
 * gpt-neox (EleutherAI/gpt-neox@ea7aefd megatron/neox_arguments/neox_args.py L1625): ``moe_top_k`` 1.
+* Megatron-LM@d98e8a6 defaults the fabric model needs: ``--position-embedding-type learned_absolute``
+  (arguments.py L2397), ``--cp-comm-type p2p`` (L3221), ``moe_token_dispatcher_type = "allgather"``
+  (core/transformer/transformer_config.py L891; NeMo builds the same TransformerConfig).
 """
 
 from __future__ import annotations
@@ -35,6 +38,11 @@ V1_ENTRIES = ("pretrain_gpt2.py",)
 TOPK_DEFAULT = {"megatron": 2, "nemo": 2, "megatron-deepspeed": 1, "gpt-neox": 1}
 MOE_LAYER_FREQ_DEFAULT = {"megatron": 1, "nemo": 1, "megatron-deepspeed": 2}
 MLA_DEFAULTS = (("kv_lora_rank", 32), ("qk_head_dim", 128), ("qk_pos_emb_head_dim", 64), ("v_head_dim", 128))
+# Megatron string arguments the fabric model reads (arguments.py L2397 --position-embedding-type, L3221
+# --cp-comm-type, nargs='+': the first layer's type; TransformerConfig moe_token_dispatcher_type L891 and
+# moe_dispatch_fwd_dtype L997 through ArgumentGroupFactory).
+STR_ARGS = (("position_embedding", "--position-embedding-type"), ("moe_dispatcher", "--moe-token-dispatcher-type"),
+            ("moe_dispatch_dtype", "--moe-dispatch-fwd-dtype"), ("cp_comm_type", "--cp-comm-type"))
 
 
 def megatron_v1(job: "TrainingJob") -> bool:
@@ -92,6 +100,17 @@ def fill_extra(job: "TrainingJob", last: dict[str, "Arg"]) -> None:
     a = last.get("--rampup-batch-size")
     if a is not None and a.values:
         job.rampup_batch = _ints(job, "rampup_batch", a) or []
+    for field, flag in STR_ARGS:
+        a = last.get(flag)
+        if a is None or a.value is None:
+            continue
+        if isinstance(a.value.value, Unknown):
+            job.unknown[field] = a.value.value
+        elif isinstance(a.value.value, str):
+            setattr(job, field, a.value)
+    if job.moe_dispatcher is None and "--moe-enable-deepep" in last:
+        # transformer_config.py L1743-1748: the deprecated flag selects the flex dispatcher with DeepEP
+        job.moe_dispatcher = typed(last["--moe-enable-deepep"].flag, "flex")
 
 
 def _default(job: "TrainingJob", field: str, value, at) -> None:
@@ -118,3 +137,9 @@ def derive_extra(job: "TrainingJob") -> None:
     if fw == "megatron" and job.flag("mla"):
         for field, value in MLA_DEFAULTS:
             _default(job, field, value, job.mla)
+    if fw == "megatron":
+        _default(job, "position_embedding", "learned_absolute", job.hidden)   # arguments.py L2397
+    if moe and fw in ("megatron", "nemo"):
+        _default(job, "moe_dispatcher", "allgather", job.experts)             # transformer_config.py L891
+    if fw in ("megatron", "nemo") and (job.int("cp") or 1) > 1:
+        _default(job, "cp_comm_type", "p2p", job.cp)                          # arguments.py L3221

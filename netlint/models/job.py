@@ -30,11 +30,13 @@ INT_FIELDS = ("nodes", "gpus_per_node", "world_size", "tp", "pp", "vpp", "cp", "
               "query_groups", "kv_channels", "seq_len", "max_position", "vocab", "experts", "topk",
               "zero_stage", "ddp_bucket_size", "ds_sp", "layers_per_vstage", "ntasks_per_node",
               "decoder_seq_len", "moe_ffn", "moe_shared_ffn", "q_lora_rank", "kv_lora_rank", "qk_head_dim",
-              "qk_pos_emb_head_dim", "v_head_dim", "dp_replicate", "dp_shard")
+              "qk_pos_emb_head_dim", "v_head_dim", "dp_replicate", "dp_shard", "moe_router_groups",
+              "moe_router_group_topk")
 BOOL_FIELDS = ("distributed_optimizer", "sequence_parallel", "overlap_grad_reduce",
                "overlap_param_gather", "tp_comm_overlap", "fp16", "bf16", "swiglu",
-               "group_query_attention", "grad_reduce_in_bf16", "mla")
-STR_FIELDS = ("dtype", "recompute", "launcher", "framework")
+               "group_query_attention", "grad_reduce_in_bf16", "mla", "untie_embeddings", "overlap_moe_comm")
+STR_FIELDS = ("dtype", "recompute", "launcher", "framework", "position_embedding", "moe_dispatcher",
+              "moe_dispatch_dtype", "cp_comm_type")
 
 
 @dataclass
@@ -109,6 +111,14 @@ class TrainingJob:
     qk_head_dim: Scalar | None = None
     qk_pos_emb_head_dim: Scalar | None = None
     v_head_dim: Scalar | None = None
+    untie_embeddings: Scalar | None = None   # separate output-layer weights (default: shared with the embedding)
+    position_embedding: Scalar | None = None  # learned_absolute | rope | none | … (learned: max_position × hidden)
+    moe_router_groups: Scalar | None = None   # group-limited routing: expert groups (nodes or EP ranks)
+    moe_router_group_topk: Scalar | None = None  # groups each token may be routed to
+    moe_dispatcher: Scalar | None = None      # allgather | alltoall | flex (DeepEP-style, one copy per node)
+    moe_dispatch_dtype: Scalar | None = None  # wire dtype of the forward dispatch (bf16 | mxfp8)
+    overlap_moe_comm: Scalar | None = None    # EP all-to-alls overlapped with another micro-batch's compute
+    cp_comm_type: Scalar | None = None        # p2p (ring) | all_gather | a2a | a2a+p2p
     # precision, optimizer, communication
     dtype: Scalar | None = None            # bf16 | fp16 | fp32 | fp8
     fp16: Scalar | None = None
