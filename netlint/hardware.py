@@ -21,16 +21,20 @@ class Gpu:
     nvlink_effective: float     # what NCCL achieves per GPU per direction (GB/s)
     nvlink_domain: int          # GPUs sharing NVLink/NVSwitch in the usual system
     hbm_gb: float
+    nvls_busbw: float | None = None   # all-reduce bus bandwidth with NVLink SHARP (NVSwitch reduction)
 
 
 # hardware.md §2.1 and §2.2. Effective NVLink: NCCL's per-link constants × links
 # (SM80 20.0×12 = 240, SM90 20.6×18 = 370.8, SM100 40.1×18 = 721.8); MI300X: 0.82 × line rate.
+# NVLS: "On 8 GPUs, you should reach a peak busBw of ~480GB/s" for an H100 all-reduce with NVLink SHARP
+# (sjeaugey, NVIDIA/nccl-tests#212); H200 has the same NVSwitch generation. Left unknown (None, ring
+# only) where no maintainer figure was found.
 GPUS: dict[str, Gpu] = {g.name: g for g in (
     Gpu("A100-SXM-40GB", 312.0, 300.0, 240.0, 8, 40),
     Gpu("A100-SXM-80GB", 312.0, 300.0, 240.0, 8, 80),
-    Gpu("H100-SXM", 989.4, 450.0, 370.8, 8, 80),
+    Gpu("H100-SXM", 989.4, 450.0, 370.8, 8, 80, 480.0),
     Gpu("H800-SXM", 989.0, 200.0, 160.0, 8, 80),
-    Gpu("H200", 989.0, 450.0, 370.8, 8, 141),
+    Gpu("H200", 989.0, 450.0, 370.8, 8, 141, 480.0),
     Gpu("B200", 2250.0, 900.0, 721.8, 8, 180),
     Gpu("GB200", 2500.0, 900.0, 721.8, 72, 186),
     Gpu("MI300X", 1307.4, 448.0, 367.0, 8, 192),

@@ -46,3 +46,38 @@ def ranks_per_domain(group: Group, domain: int) -> int:
 
 def inside(group: Group, domain: int) -> bool:
     return group.size <= 1 or domains_spanned(group, domain) == 1
+
+
+def group_of(dim: str, size: int, tp: int, cp: int, dp: int, etp: int, ep: int, replicate: int = 1) -> Group:
+    """The first group of a dimension's collective on the rank grid above (size may be a sub-group:
+    FSDP's shard and replicate groups of DP, Megatron's TP×EP group of the allgather dispatcher)."""
+    if dim == "TP" or dim == "ETP":
+        return Group(dim.lower(), size, 1)
+    if dim == "CP":
+        return Group("cp", size, tp)
+    if dim == "PP":
+        return Group("pp", size, tp * cp * dp)
+    if dim == "DP":
+        if replicate > 1 and size == replicate:        # torchtitan HSDP: replicas of one shard
+            return Group("dp", size, tp * cp * (dp // replicate))
+        return Group("dp", size, tp * cp)
+    if dim == "EP":
+        return Group("ep", size, 1 if size == etp * ep and etp > 1 else etp)
+    return Group("edp", size, etp * ep)
+
+
+def fabric_bytes(kind: str, per_rank: float, group: Group, domain: int) -> tuple[int, float]:
+    """(NVLink domains the group spans, bytes per GPU that leave its node). Hierarchical collectives:
+    a node sends 2(N-1)/N of an all-reduce buffer, (N-1)/N of a reduce-scatter / all-gather array,
+    shared by its r ranks of the group; an all-to-all sends (n-r)/(n-1) of its bytes off the node; a
+    ring of send/recv crosses N of its n hops."""
+    n = group.size
+    n_dom = domains_spanned(group, domain)
+    if n <= 1 or n_dom <= 1:
+        return max(1, n_dom), 0.0
+    r = ranks_per_domain(group, domain)
+    if kind == "all-to-all":
+        return n_dom, per_rank * (n - r) / (n - 1)
+    if kind == "send/recv":
+        return n_dom, per_rank * (1.0 if r == 1 else n_dom / n)
+    return n_dom, per_rank * ((n_dom - 1) / n_dom / r) / ((n - 1) / n)
