@@ -33,6 +33,9 @@ class TransportMismatch(Rule):
       `NCCL_IB_ADDR_FAMILY`, `NCCL_IB_ADDR_RANGE`) are read only when the port's link layer is Ethernet;
     - `infiniband`/`roce`: `NCCL_NSOCKS_PERTHREAD`/`NCCL_SOCKET_NTHREADS` tune only the Socket
       transport, unused unless the env forces sockets (`NCCL_IB_DISABLE=1`, `NCCL_NET=Socket`).
+    - other stacks (EFA, GPUDirect-TCPX): `FI_EFA_*`/`OFI_NCCL_*` on a fabric that is not `efa`,
+      `FI_PROVIDER=efa` without EFA or another provider on EFA, `NCCL_GPUDIRECTTCPX_*`/`NCCL_FASTRAK_*`
+      off `gpudirect-tcpx(o)`, and `NCCL_IB_*` on TCPX (no RDMA; NCCL's network is the plugin).
 
     Why: such settings do nothing, which usually means the env file was copied from another cluster
     and its real tuning for this fabric is missing.
@@ -47,7 +50,9 @@ class TransportMismatch(Rule):
     the RoCE variables are not read), `src/transport/net_socket.cc` L198-199
     (`NCCL_NSOCKS_PERTHREAD`, `NCCL_SOCKET_NTHREADS` are Socket-transport parameters); NCCL User
     Guide, Environment Variables: NCCL_IB_GID_INDEX, NCCL_SOCKET_NTHREADS, NCCL_NSOCKS_PERTHREAD;
-    NVIDIA/nccl#438.
+    NVIDIA/nccl#438; aws/aws-ofi-nccl@2daf7d30 (the plugin reads FI_/OFI_NCCL_ settings, libfabric's
+    `FI_PROVIDER` picks the provider: ofiwg/libfabric@af8ddbe9 `src/fabric.c`); google/nccl-plugin-gpudirecttcpx@4b8ea7f2
+    (`NCCL_GPUDIRECTTCPX_*` read by the plugin only).
     """
 
     code = "XC606"
@@ -80,3 +85,15 @@ class TransportMismatch(Rule):
             else:
                 continue
             yield self.finding(msg + ": it has no effect", var.name.span, key=name, related=rel)
+        yield from self._stacks(ws, kind, rel)
+
+    def _stacks(self, ws, kind: str, rel) -> Iterator[Finding]:
+        """Other stacks' variables (EFA, TCPX) and NCCL's IB ones on a fabric without NCCL's IB transport."""
+        from netlint.rules.xc._stack_transport import mismatch
+
+        for env, var in scope.assignments(ws):
+            if var.conditional or (var.key.startswith("NCCL_IB_") and kind in ("ethernet", "infiniband", "roce")):
+                continue   # NCCL_IB_* on ethernet/IB/RoCE: judged above
+            msg = mismatch(kind, var.key, var.known)
+            if msg is not None:
+                yield self.finding(msg, var.name.span, key=var.key, related=rel)

@@ -45,6 +45,14 @@ EXPECTED: dict[str, dict[str, list[tuple[str, int, int]]]] = {
     "NCCL326": {"bad": [("env.sh", 2, 33), ("env.sh", 3, 26), ("env.sh", 4, 25), ("env.sh", 5, 40),
                         ("env.sh", 6, 32)]},
     "NCCL327": {"bad": [("env.sh", 3, 8), ("env.sh", 4, 8), ("env.sh", 5, 8)]},
+    "NCCL328": {"bad": [("efa.sh", 3, 19)], "bad2": [("efa.env", 2, 12)]},
+    "NCCL329": {"bad": [("train.env", 2, 26), ("train.env", 4, 30), ("train.env", 5, 34)],
+                "bad2": [("train.env", 2, 27)]},
+    "NCCL330": {"bad": [("train.env", 2, 30)], "bad2": [("train.env", 2, 22)]},
+    "NCCL331": {"bad": [("efa.sh", 4, 24)]},
+    "NCCL332": {"bad": [("tcpx.sh", 3, 39)]},
+    "NCCL333": {"bad": [("rocm.sh", 3, 34)]},
+    "NCCL334": {"bad": [("ucx.sh", 4, 24)], "bad2": [("ucx.env", 2, 17)]},
 }
 
 
@@ -176,3 +184,20 @@ def test_stack_values_say_what_the_stack_does():
     report = _lint("NCCL327", "bad")
     assert "abort" in _one(report, "NCCL327", 3).message
     assert _one(report, "NCCL327", 5).severity.name == "WARNING"
+
+
+def test_combinations_of_other_stacks_say_why():
+    f = _one(_lint("NCCL328", "bad"), "NCCL328", 3)
+    assert f.severity.name == "ERROR" and "SENDRECV" in f.message
+    assert [(r.span.line, r.span.col) for r in f.related] == [(2, 20), (4, 26)]
+    f = _one(_lint("NCCL328", "bad2"), "NCCL328", 2)   # P5 (H100) on EFA: only the RDMA protocol is safe
+    assert f.severity.name == "WARNING" and "RDMA protocol" in f.message
+    f = _one(_lint("NCCL329", "bad"), "NCCL329", 2)
+    assert "blocking wait only" in f.message and [r.span.line for r in f.related] == [3]
+    assert "2 h" in _one(_lint("NCCL329", "bad"), "NCCL329", 5).message
+    assert _one(_lint("NCCL330", "bad2"), "NCCL330", 2).severity.name == "INFO"
+    assert "124-125" in _one(_lint("NCCL332", "bad"), "NCCL332", 3).message
+    fix = _one(_lint("NCCL333", "bad"), "NCCL333", 3).fix
+    assert fix.edits[0].replacement == "1" and not fix.safe
+    f = _one(_lint("NCCL334", "bad2"), "NCCL334", 2)
+    assert "frontend NIC" in f.message and [(r.span.file, r.span.line) for r in f.related] == [("inventory.yaml", 9)]

@@ -28,7 +28,11 @@ EXPECTED = {
         "old": [("train.sbatch", 1, 1, [("inventory.yaml", 6, 19)])],
     },
     "XC606": {"bad": [("nccl.env", 1, 1, [("inventory.yaml", 12, 14)]),
-                      ("nccl.env", 2, 1, [("inventory.yaml", 12, 14)])]},
+                      ("nccl.env", 2, 1, [("inventory.yaml", 12, 14)])],
+              # other stacks against the transport (issue 17): EFA, InfiniBand, GPUDirect-TCPX
+              "efa": [("nccl.env", n, 1, [("inventory.yaml", 7, 14)]) for n in (1, 3)],
+              "ib": [("nccl.env", n, 1, [("inventory.yaml", 9, 14)]) for n in (1, 2)],
+              "tcpx": [("nccl.env", n, 1, [("inventory.yaml", 7, 14)]) for n in (1, 2)]},
 }
 
 
@@ -100,3 +104,8 @@ def test_missing_rails_fix_lists_inventory_hcas():
     f = _only(run_lint(HERE / "XC603" / "bad"), "XC603")
     assert "2 of the 4" in f.message
     assert f.fix.edits[0].replacement == "mlx5_0,mlx5_1,mlx5_2,mlx5_3"
+
+
+def test_efa_settings_on_an_efa_fabric_are_silent():
+    report = run_lint(HERE / "XC606" / "good_efa")
+    assert [f for f in report.findings if f.code == "XC606"] == []

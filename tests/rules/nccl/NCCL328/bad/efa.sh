@@ -1,0 +1,4 @@
+#!/bin/bash
+export FI_PROVIDER=efa
+export NCCL_PROTO=LL128
+export OFI_NCCL_PROTOCOL=SENDRECV
