@@ -1,14 +1,23 @@
 """``netlint model [PATH...]``: the throughput model of each training job found under PATH.
 
-Per job a table: parallel dimension, collective, group size, link (NVLink or fabric), bytes per GPU
-per step, time at the available bandwidth and share of the step (netlint.fabric, formulas in
-research/modeling.md). ``--format json`` emits ``{"jobs": [{"file", "world_size", "parallel":
-{"tp","pp","dp","cp","ep"}, "step_flops", "step_time_s", "traffic": [{"dimension", "collective",
-"group_size", "link", "bytes_per_gpu", "time_s", …}], …}]}``.
+Per job: the model shape, parameters (total and activated per token), FLOPs per step and per token
+(Megatron's count with causal attention; the paper formula too for the classic GPT shape), and the
+step in time — compute at the ``mfu`` compute efficiency, pipeline bubble, and per parallel dimension
+the bytes per GPU, the bytes through the NICs, the communication time, the compute that hides it and
+what stays exposed, with the NIC bandwidth per GPU the dimension needs to add at most FAB504's
+``budget`` of the compute (netlint.fabric; formulas and sources in its module docstrings).
+
+``--format json`` emits ``{"jobs": [{"file", "framework", "world_size", "parallel", "shape",
+"params", "params_activated", "flops_per_token", "step_flops", "step_flops_classic", "time":
+{"compute_s", "bubble_s", "exposed_comm_s", "step_s", "modelled_mfu"}, "dimensions": [{"dimension",
+"size", "group_size", "nodes_spanned", "link", "bytes_per_gpu", "fabric_bytes_per_gpu", "time_s",
+"window_s", "exposed_s", "overlap", "required_nic_gbps_per_gpu"}], "traffic": [one row per
+collective: calls, algorithm, overlap window, …], …}]}``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -20,12 +29,14 @@ def add_parser(sub) -> None:
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.add_argument("--inventory", type=Path, help="cluster inventory file")
     p.add_argument("--config", type=Path, help="configuration file (default: found upward)")
-    p.add_argument("--mfu", type=float, help="model FLOPs utilisation for the step time (default: config or 0.40)")
+    p.add_argument("--mfu", type=float, help="compute efficiency: share of dense peak the FLOPs run at "
+                                             "(default: config or 0.40)")
 
 
 def run(args) -> int:
     from netlint.engine import Options, lint
     from netlint.fabric.model import analyze
+    from netlint.fabric.step import DEFAULT_BUDGET
     from netlint.models.job import training_jobs
 
     paths = args.paths or [Path(".")]
@@ -36,29 +47,81 @@ def run(args) -> int:
     report = lint(Options(paths=paths, config_file=args.config, inventory=args.inventory, select=["NL"]))
     ws = report.workspace
     mfu = args.mfu or ws.config.settings.mfu
+    budget = float(ws.config.rule_options("FAB504").get("budget", DEFAULT_BUDGET))
     models = [analyze(j, ws.inventory, mfu) for j in training_jobs(ws)]
     if args.format == "json":
-        sys.stdout.write(json.dumps({"jobs": [_as_json(m) for m in models]}, indent=2) + "\n")
+        sys.stdout.write(json.dumps({"jobs": [_as_json(m, budget) for m in models]}, indent=2) + "\n")
     else:
-        sys.stdout.write(_as_text(models, ws.inventory is not None))
+        sys.stdout.write(_as_text(models, ws.inventory is not None, budget))
     return 0
 
 
-def _as_json(m) -> dict:
-    j = m.job
+def _r(v, nd=4):
+    return None if v is None else round(v, nd)
+
+
+def _dimensions(m, budget: float) -> list[dict]:
+    from netlint.fabric.step import required_gbps
+    from netlint.rules.fab.common import dimension_words
+
+    est = m.estimate
+    if est is None:
+        return []
+    out = []
+    for d in est.dims.values():
+        out.append({"dimension": d.name, "size": dimension_words(m, d.name), "group_size": d.group,
+                    "nodes_spanned": d.nodes, "link": "fabric" if d.nodes > 1 else "nvlink",
+                    "bytes_per_gpu": round(d.per_rank), "fabric_bytes_per_gpu": round(d.fabric),
+                    "time_s": _r(d.time_s, 6), "window_s": _r(d.window_s, 6), "exposed_s": _r(d.exposed_s, 6),
+                    "overlap": d.overlap or None,
+                    "required_nic_gbps_per_gpu": _r(required_gbps(d, est, m.nvlink_gbps, budget), 3)})
+    return out
+
+
+def _shape(s) -> dict | None:
+    if s is None:
+        return None
+    d = dataclasses.asdict(s)
+    d.update(kv_heads=s.groups, kv_channels=s.d, ffn=s.dense_ffn, moe_ffn=s.expert_ffn if s.is_moe else None,
+             dense_layers=s.dense_layers, classic=s.classic, expert_counts=list(s.expert_counts) or None)
+    return d
+
+
+def _as_json(m, budget: float) -> dict:
+    j, est = m.job, m.estimate
+    fpt = m.flops_per_token
     return {
         "file": j.file, "name": j.label, "framework": j.framework, "world_size": m.world,
-        "parallel": {k: m.parallel.get(k) for k in ("tp", "pp", "dp", "cp", "ep")},
+        "parallel": {k: m.parallel.get(k) for k in ("tp", "pp", "dp", "cp", "ep", "etp", "vpp")},
         "micro_batch": j.int("micro_batch"), "global_batch": j.int("global_batch"),
-        "microbatches_per_step": m.microbatches, "params": None if m.params is None else round(m.params),
+        "microbatches_per_step": m.microbatches, "shape": _shape(m.shape),
+        "params": None if m.params is None else round(m.params),
+        "params_activated": None if m.params_activated is None else round(m.params_activated),
+        "flops_per_token": {**{k: float(f"{v:.6g}") for k, v in fpt.items()},
+                            "total": float(f"{sum(fpt.values()):.6g}")} if fpt else None,
         "step_flops": None if m.step_flops is None else float(f"{m.step_flops:.6g}"),
-        "step_time_s": None if m.step_time_s is None else round(m.step_time_s, 4), "mfu": m.mfu, "gpu": m.gpu,
-        "nvlink_domain": m.domain,
+        "step_flops_classic": None if m.flops_classic is None else float(f"{m.flops_classic:.6g}"),
+        "hardware_flops": None if est is None else float(f"{est.hardware_flops:.6g}"),
+        "gpu": m.gpu, "compute_efficiency": m.mfu, "mfu": m.mfu, "nvlink_domain": m.domain,
+        "time": None if est is None else {
+            "compute_s": _r(est.compute_s), "bubble_s": _r(est.bubble_s), "exposed_comm_s": _r(est.exposed_s),
+            "step_s": _r(est.step_s), "modelled_mfu": _r(est.mfu(m.world, _peak(m)))},
+        "step_time_s": _r(m.step_time_s),
         "bubble": {"wall_share": m.bubble_wall, "of_ideal_compute": m.bubble_ideal},
-        "nic_gbps_per_gpu": m.nic_gbps_per_gpu, "required_nic_gbps_per_gpu": m.required_nic_gbps,
+        "nic_gbps_per_gpu": m.nic_gbps_per_gpu, "nvlink_gbps": m.nvlink_gbps,
+        "required_nic_gbps_per_gpu": m.required_nic_gbps, "budget": budget,
+        "dimensions": _dimensions(m, budget),
         "traffic": [t.as_dict() for t in m.traffic],
+        "missing": m.missing,
         "unknown": {k: str(v) for k, v in j.unknown.items()},
     }
+
+
+def _peak(m) -> float:
+    from netlint import hardware
+
+    g = hardware.gpu(m.gpu) if m.gpu else None
+    return g.bf16_dense_tflops if g else 0.0
 
 
 def _fmt_bytes(n: float) -> str:
@@ -68,44 +131,63 @@ def _fmt_bytes(n: float) -> str:
     return f"{n:.0f} B"
 
 
-def _as_text(models, has_inventory: bool) -> str:
+def _s(v) -> str:
+    return "-" if v is None else f"{v:.3f} s"
+
+
+def _table(rows: list[tuple[str, ...]]) -> list[str]:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return ["  " + "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
+
+
+def _as_text(models, has_inventory: bool, budget: float) -> str:
     if not models:
         return "no training jobs found\n"
     out = []
     for m in models:
-        j = m.job
-        p = m.parallel
-        head = (f"{j.label} ({j.framework}): world {m.world if m.world is not None else '?'}, "
-                f"TP {p.get('tp')} PP {p.get('pp')} DP {p.get('dp') if p.get('dp') is not None else '?'} "
-                f"CP {p.get('cp')} EP {p.get('ep')}")
-        out.append(head)
+        j, p, est = m.job, m.parallel, m.estimate
+        out.append(f"{j.label} ({j.framework}): world {m.world if m.world is not None else '?'}, "
+                   f"TP {p.get('tp')} PP {p.get('pp')} DP {p.get('dp') if p.get('dp') is not None else '?'} "
+                   f"CP {p.get('cp')} EP {p.get('ep')}")
         facts = []
         if m.params:
-            facts.append(f"{m.params / 1e9:.2f}B parameters")
+            act = f" ({m.params_activated / 1e9:.2f}B activated per token)" if m.params_activated != m.params else ""
+            facts.append(f"{m.params / 1e9:.2f}B parameters{act}")
         if m.step_flops:
-            facts.append(f"{m.step_flops:.3g} FLOPs/step")
-        if m.step_time_s:
-            facts.append(f"step {m.step_time_s:.3f} s on {m.gpu} at MFU {m.mfu:.0%}")
-        if m.bubble_wall is not None:
-            facts.append(f"bubble {m.bubble_wall:.1%} of the step ({m.bubble_ideal:.1%} of ideal compute)")
+            per = sum(m.flops_per_token.values())
+            facts.append(f"{m.step_flops:.3g} FLOPs/step ({per:.3g} per token, causal attention)")
+        if m.flops_classic:
+            facts.append(f"classic formula {m.flops_classic:.3g}")
         if facts:
             out.append("  " + "; ".join(facts))
+        if est is not None:
+            out.append(f"  step {est.step_s:.3f} s on {m.gpu}: compute {est.compute_s:.3f} s at {m.mfu:.0%} of peak"
+                       f" + bubble {est.bubble_s:.3f} s + exposed communication {est.exposed_s:.3f} s"
+                       f" (modelled MFU {est.mfu(m.world, _peak(m)):.0%})" if est.step_s is not None else
+                       f"  compute {est.compute_s:.3f} s on {m.gpu} at {m.mfu:.0%} of peak")
+        if m.bubble_wall is not None:
+            out.append(f"  bubble {m.bubble_wall:.1%} of the step ({m.bubble_ideal:.1%} of ideal compute)")
         if not has_inventory:
             out.append("  (no inventory: links and times need one; pass --inventory)")
         if j.unknown:
             out.append("  unknown: " + "; ".join(f"{k} ({v.reason})" for k, v in j.unknown.items()))
-        if m.traffic:
-            rows = [("dim", "collective", "group", "link", "bytes/GPU/step", "via NICs", "time", "share")]
-            for t in m.traffic:
-                rows.append((t.dimension, t.collective, str(t.group_size), t.link, _fmt_bytes(t.bytes_per_gpu),
-                             _fmt_bytes(t.fabric_bytes_per_gpu) if t.link == "fabric" else "-",
-                             "-" if t.time_s is None else f"{t.time_s:.3f} s",
-                             "-" if t.share is None else f"{t.share:.1%}"))
-            widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-            for r in rows:
-                out.append("  " + "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
-            if m.required_nic_gbps is not None and m.nic_gbps_per_gpu:
-                out.append(f"  NIC: required {m.required_nic_gbps:.2f} GB/s per GPU, available "
-                           f"{m.nic_gbps_per_gpu:.2f} GB/s ({m.nic_label})")
+        dims = _dimensions(m, budget)
+        if dims:
+            rows = [("dim", "group", "link", "bytes/GPU/step", "via NICs", "comm time", "hidden by", "exposed",
+                     f"NIC needed ({budget:.0%} budget)")]
+            for d in dims:
+                need = d["required_nic_gbps_per_gpu"]
+                rows.append((d["size"], str(d["group_size"]), d["link"], _fmt_bytes(d["bytes_per_gpu"]),
+                             _fmt_bytes(d["fabric_bytes_per_gpu"]) if d["link"] == "fabric" else "-", _s(d["time_s"]),
+                             _s(d["window_s"]) if d["window_s"] else "-", _s(d["exposed_s"]),
+                             "-" if need is None else f"{need:.2f} GB/s"))
+            out += _table(rows)
+        elif m.traffic:
+            rows = [("dim", "collective", "group", "link", "bytes/GPU/step")]
+            rows += [(t.dimension, t.collective, str(t.group_size), t.link, _fmt_bytes(t.bytes_per_gpu)) for t in m.traffic]
+            out += _table(rows)
+        if m.required_nic_gbps is not None and m.nic_gbps_per_gpu:
+            out.append(f"  NIC: {m.required_nic_gbps:.2f} GB/s per GPU even if all traffic overlapped, available "
+                       f"{m.nic_gbps_per_gpu:.2f} GB/s ({m.nic_label})")
         out.append("")
     return "\n".join(out)

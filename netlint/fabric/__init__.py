@@ -1,5 +1,14 @@
-"""The fabric model: pure functions from a TrainingJob and the inventory to traffic per parallel
-group, step time and bandwidth required versus available. Every formula cites
-``shared/research/modeling.md`` with its section. See :mod:`netlint.fabric.formulas` (the maths),
-:mod:`netlint.fabric.placement` (rank order → which groups leave the NVLink domain) and
-:mod:`netlint.fabric.model` (:func:`analyze`, cached per workspace by :func:`job_models`)."""
+"""The fabric model: from a training job and the cluster inventory to the step in time.
+
+- :mod:`netlint.fabric.shape` — the model's shape, parameters (total, activated) and FLOPs per token;
+- :mod:`netlint.fabric.traffic` — bytes each GPU sends per step, per parallel dimension and framework;
+- :mod:`netlint.fabric.collectives` — NCCL's α–β time of one collective (ring, tree, NVLS);
+- :mod:`netlint.fabric.placement` — which ranks a group holds, and what leaves the node;
+- :mod:`netlint.fabric.step` — :func:`~netlint.fabric.step.evaluate`: compute, bubble and exposed
+  communication for (shape, split, framework settings, hardware) — pure, for a layout advisor;
+- :mod:`netlint.fabric.settings` — a job and an inventory as those inputs;
+- :mod:`netlint.fabric.model` — :func:`~netlint.fabric.model.analyze` per job, cached per workspace;
+- :mod:`netlint.fabric.formulas` — the papers' closed forms (Narayanan 2021, Korthikanti 2022, ZeRO).
+
+Each module cites the framework source (``repo@commit path Lnn``) or paper its formulas follow.
+"""

@@ -23,3 +23,13 @@ def gb(nbytes: float) -> str:
 
 def transport_name(t: str | None) -> str:
     return {"roce": "RoCE", "infiniband": "InfiniBand", "ethernet": "Ethernet", "efa": "EFA"}.get(t or "", "the fabric")
+
+
+def dimension_words(m, dim: str) -> str:
+    """A dimension as the user wrote it: TP=16, DP=64, EP=8 (EDP: the expert data-parallel size)."""
+    p = m.parallel
+    if dim == "EDP" and m.split is not None:
+        size = max(1, m.split.world // (m.split.expert_tp * m.split.ep * m.split.pp))
+    else:
+        size = p.get(dim.lower())
+    return f"{dim}={size}" if size else dim

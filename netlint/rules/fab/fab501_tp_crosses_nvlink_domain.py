@@ -14,7 +14,8 @@ class TpCrossesNvlinkDomain(Rule):
     divides it. Otherwise part of every TP all-reduce goes over the scale-out NICs.
 
     **Why**: TP does 4 all-reduces of b·s·h activations per layer per micro-batch (Narayanan §3.2;
-    8·(t-1)/t·b·s·h bytes per layer) on the critical path. For Llama-3 405B at TP=8 that is ~474 GB per
+    8·(t-1)/t·b·s·h bytes per layer; 10 with sequence parallelism, which re-gathers the input of each
+    column-parallel linear for its weight gradient), mostly on the critical path. For Llama-3 405B at TP=8 that is ~474 GB per
     GPU per step: ~1.3 s over NVLink, ~10 s over one 400G NIC in a ~12.5 s step (netlint's
     arithmetic on Llama 3 Tables 3-4). "Tensor model parallelism should generally be used up to
     degree g when using g-GPU servers" (Narayanan Takeaway #1).
@@ -49,14 +50,14 @@ class TpCrossesNvlinkDomain(Rule):
                 continue
             where = "spans nodes" if tp > domain else "is not aligned to the nodes"
             msg = (f"TP={tp} {where} over {transport_name(m.transport)} (NVLink domain is {domain} GPUs): every "
-                   "layer's tensor-parallel all-reduces cross the fabric")
-            row = next(iter(m.rows("TP")), None)
+                   "layer's tensor-parallel collectives cross the fabric")
+            row = m.row("TP")
             if row is not None and row.fabric_bytes_per_gpu:
                 msg += f" ({gb(row.fabric_bytes_per_gpu)} per GPU per step through the NICs"
-                if row.time_s is not None:
-                    msg += f", {row.time_s:.2f} s"
-                    if row.share is not None:
-                        msg += f" = {row.share * 100:.0f}% of a {m.step_time_s:.2f} s step at MFU {m.mfu:.0%}"
+                dim = m.estimate.dims.get("TP") if m.estimate is not None else None
+                if dim is not None and dim.exposed_s is not None:
+                    msg += (f"; {dim.exposed_s:.2f} s of TP communication exposed per step beside "
+                            f"{m.estimate.compute_s:.2f} s of compute at {m.mfu:.0%} of peak")
                 msg += ")"
             yield self.finding(msg, job.tp.span, key=key(job, "tp-domain"), fix=self._fix(ws, job, domain),
                                related=origin(job.tp, "TP written here"))

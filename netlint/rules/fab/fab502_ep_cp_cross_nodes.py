@@ -46,11 +46,11 @@ class EpCpCrossNodes(Rule):
                     continue
                 msg = (f"{dim}={size} group crosses the NVLink domain ({m.domain} GPUs) over "
                        f"{transport_name(m.transport)}")
-                row = next(iter(m.rows(dim)), None)
+                row = m.row(dim)
                 if row is not None and row.fabric_bytes_per_gpu:
                     msg += f": +{gb(row.fabric_bytes_per_gpu)} per GPU per step through the NICs"
                     if row.time_s is not None:
                         msg += f" ({row.time_s:.2f} s"
-                        msg += f", {row.share * 100:.0f}% of the step)" if row.share is not None else ")"
+                        msg += f", {row.share * 100:.0f}% of the compute)" if row.share is not None else ")"
                 yield self.finding(msg, getattr(job, field).span, key=key(job, f"{field}-domain"),
                                    related=origin(getattr(job, field)))
