@@ -1,10 +1,13 @@
 """The hardware catalog: GPU, NVLink and NIC figures the fabric model and the inventory use.
 
-Every figure comes from ``shared/reference/hardware.md`` (extracted from research/modeling.md §2),
-which cites its sources per row: NVIDIA datasheets via glennklockwood's pages, the "scaling book"
-NVLink table, NCCL's ``src/graph/topo.h`` constants, nccl-tests #290 / #29 (achievable NIC rates),
-and SimAI ``CalBusbw.h``. Bandwidths are GB/s **per direction**; FLOP/s are **dense** (no 2:4
-sparsity). Vendor "bidirectional" totals are halved here on purpose (hardware.md §2.6).
+Sources per figure: dense BF16 peaks and HBM from NVIDIA's A100/H100/H200/B200 datasheets (A100 312
+TFLOP/s as Narayanan et al. 2021 §5 uses it); NVLink line rates per direction (18 links × 25 GB/s on
+H100, 50 GB/s on B200); achievable NVLink from NCCL's per-link constants (NVIDIA/nccl
+``src/graph/topo.h`` L21-24 at 5067397c: SM80 20.0, SM90 20.6, SM100 40.1 GB/s per link) and "effective NVLink bandwidth
+of 370GB/s" (NVIDIA/nccl-tests#212); NVLS all-reduce busbw ~480 GB/s on 8 H100 (nccl-tests#212);
+NIC rates "46-48GB/s per NIC" at NDR 400G (nccl-tests#290) and 12.2 GB/s at 100G (nccl-tests#29).
+Bandwidths are GB/s **per direction**; FLOP/s are **dense** (no 2:4 sparsity). Vendor
+"bidirectional" totals are halved here on purpose.
 """
 
 from __future__ import annotations
