@@ -12,18 +12,8 @@ from netlint.fabric import settings as C
 from netlint.models.job import training_jobs
 from tests.conftest import lint_repo, write_repo
 from tests.fabric.test_shape import DEEPSEEK_V3
+from tests.rules.fab.test_fab_rules import inv
 
-INVENTORY = """
-cluster: test
-nodes:
-  count: {nodes}
-  gpus: 8
-  gpu: H100
-  nics: [{nics}]
-fabric:
-  transport: {transport}
-"""
-NIC400 = ", ".join(f"{{hca: mlx5_{i}, speed: 400G}}" for i in range(8))
 GPT = """
 torchrun --nproc_per_node 8 --nnodes 16 pretrain_gpt.py --tensor-model-parallel-size 8 \\
   --pipeline-model-parallel-size 4 --sequence-parallel --num-layers 96 --hidden-size 12288 \\
@@ -40,7 +30,7 @@ def _model(tmp_path, capsys, files, *extra):
 
 
 def test_json_carries_shape_params_flops_time_and_dimensions(tmp_path, capsys):
-    out = _model(tmp_path, capsys, {"inventory.yaml": INVENTORY.format(nodes=16, nics=NIC400, transport="infiniband"),
+    out = _model(tmp_path, capsys, {"inventory.yaml": inv(nodes=16),
                                     "gpt.sh": GPT}, "--format", "json")
     job = json.loads(out)["jobs"][0]
     assert job["shape"]["layers"] == 96 and job["shape"]["classic"] is True
@@ -60,7 +50,7 @@ def test_json_carries_shape_params_flops_time_and_dimensions(tmp_path, capsys):
 
 
 def test_text_table_compute_against_exposed_communication(tmp_path, capsys):
-    out = _model(tmp_path, capsys, {"inventory.yaml": INVENTORY.format(nodes=16, nics=NIC400, transport="infiniband"),
+    out = _model(tmp_path, capsys, {"inventory.yaml": inv(nodes=16),
                                     "gpt.sh": GPT})
     lines = out.splitlines()
     assert lines[0] == "gpt.sh (megatron): world 128, TP 8 PP 4 DP 4 CP 1 EP 1"
@@ -73,7 +63,7 @@ def test_text_table_compute_against_exposed_communication(tmp_path, capsys):
 
 def test_deepseek_v3_moe_in_json(tmp_path, capsys):
     """The MoE shape and the flex dispatcher's per-node dedup reach the output: EP=64 over 8 nodes."""
-    out = _model(tmp_path, capsys, {"inventory.yaml": INVENTORY.format(nodes=256, nics=NIC400, transport="infiniband"),
+    out = _model(tmp_path, capsys, {"inventory.yaml": inv(nodes=256),
                                     "ds.sh": DEEPSEEK_V3}, "--format", "json")
     job = json.loads(out)["jobs"][0]
     assert job["shape"]["moe_layers"] == 58 and job["shape"]["mla"]["kv_lora_rank"] == 512
