@@ -57,10 +57,10 @@ def group_of(dim: str, size: int, tp: int, cp: int, dp: int, etp: int, ep: int, 
         return Group("cp", size, tp)
     if dim == "PP":
         return Group("pp", size, tp * cp * dp)
-    if dim == "DP":
+    if dim == "DP":   # gradients are reduced over DP×CP (Megatron's dp_cp group; torchtitan's dp_shard_cp)
         if replicate > 1 and size == replicate:        # torchtitan HSDP: replicas of one shard
-            return Group("dp", size, tp * cp * (dp // replicate))
-        return Group("dp", size, tp * cp)
+            return Group("dp", size, tp * cp * dp // replicate)
+        return Group("dp", size, tp)
     if dim == "EP":
         return Group("ep", size, 1 if size == etp * ep and etp > 1 else etp)
     return Group("edp", size, etp * ep)

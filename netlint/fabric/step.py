@@ -131,8 +131,9 @@ def collectives(shape: S.ModelShape, sp: T.Split, fw: T.Framework, params: S.Par
     rows = T.tp(shape, sp, fw, mb) + T.cp(shape, sp, fw, mb) + T.pp(shape, sp, fw, mb)
     rows += T.ep(shape, sp, fw, mb, ranks_per_node)
     dense_psi = params.dense / (sp.tp * sp.pp)
-    d = sp.dp * (sp.cp if fw.name == "torchtitan" else 1)
-    rows += T.dp(dense_psi, d, sp, fw, mb)
+    # Megatron reduces dense gradients over DP×CP (distributed_data_parallel.py L148-149, L289),
+    # torchtitan shards over dp_shard×cp
+    rows += T.dp(dense_psi, sp.dp * sp.cp, sp, fw, mb)
     if params.expert:
         edp = max(1, sp.world // (sp.expert_tp * sp.ep * sp.pp))
         rows += T.dp(params.expert / (sp.expert_tp * sp.ep * sp.pp), edp, sp, fw, mb, "EDP")

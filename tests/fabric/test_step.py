@@ -122,3 +122,12 @@ def test_megatron_2021_table1_classic_shape_is_the_paper_formula():
     assert causal == pytest.approx(72 * 3072 * 2048 * 128 * 25600 ** 2 * (1 + 2048 / (12 * 25600)
                                                                          + 51200 / (12 * 25600 * 128)))
     assert causal < classic
+
+
+def test_dense_gradients_are_reduced_over_dp_times_cp():
+    """Megatron's DDP reduces over the dp_cp group (distributed_data_parallel.py L148-149, L289): with
+    CP=2 and DP=4 the group has 8 ranks, consecutive after TP (stride t)."""
+    est = ST.evaluate(SHAPE, T.Split(tp=4, cp=2, dp=4, global_batch=8), T.Framework(), HW)
+    assert est.dims["DP"].group == 8
+    assert P.group_of("DP", 8, 4, 2, 4, 4, 1).stride == 4
+    assert P.group_of("DP", 2, 4, 2, 4, 4, 1, replicate=2).stride == 4 * 2 * 4 // 2
