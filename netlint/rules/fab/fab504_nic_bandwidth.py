@@ -24,10 +24,11 @@ class NicBandwidth(Rule):
     the hard limit, when all bytes through the NICs do not fit in the step even if every collective
     were overlapped.
 
-    **Why**: critical-path traffic is not averaged over the step: a TP all-reduce waits for the NIC
-    in every layer. E.g. a 175B-class model at TP=16 over 8 GPUs per node sends ~6.5 GB per GPU per
-    step through the NICs per layer group; on 8×100GbE (11.75 GB/s per GPU) that adds seconds to a
-    step whose compute is a few seconds.
+    **Why**: critical-path traffic is not averaged over the step: a TP collective waits for the NIC
+    in every layer. E.g. GPT-3 175B at TP=16, PP=8 on 8-GPU H100 nodes (sequence parallel, 64
+    sequences of 2048 per step) sends 24.2 GB of TP traffic per GPU per step through the NICs; to keep
+    its exposed part within half of the 2.75 s compute it needs 13.8 GB/s per GPU, more than 8×100GbE
+    gives (11.75 GB/s per GPU). At TP=8 the TP groups stay on NVLink.
 
     **Bad**: TP=16 across 8-GPU nodes with 8×100GbE **Good**: TP=8 inside the node, or 400G per GPU
 
