@@ -18,11 +18,11 @@ class NicBandwidth(Rule):
     node's NICs shared by its GPUs) with NCCL's latency per call. Traffic on the critical path (TP,
     CP all-gather, EP all-to-all, DP without overlap flags) is exposed; traffic the framework overlaps
     (``--overlap-grad-reduce``, ``overlap_comm``, FSDP prefetch, ``--tp-comm-overlap``, ring attention)
-    is exposed only beyond the compute that hides it. Reported when, for one dimension, the NICs add
-    more exposed time than ``budget`` × the compute time (beyond what the same traffic costs on an
-    infinitely fast NIC), i.e. the bandwidth that dimension needs is more than the link gives — or,
-    the hard limit, when all bytes through the NICs do not fit in the step even if every collective
-    were overlapped.
+    is exposed only beyond the compute that hides it. Reported when, for one dimension, the NIC
+    bandwidth it needs to keep its exposed time within ``budget`` × the compute time (or, when its
+    NVLink part and latency alone already exceed that, to add nothing to them) is more than the link
+    gives — or, the hard limit, when all bytes through the NICs do not fit in compute + bubble even if
+    every collective were overlapped.
 
     **Why**: critical-path traffic is not averaged over the step: a TP collective waits for the NIC
     in every layer. E.g. GPT-3 175B at TP=16, PP=8 on 8-GPU H100 nodes (sequence parallel, 64
@@ -31,6 +31,11 @@ class NicBandwidth(Rule):
     gives (11.75 GB/s per GPU). At TP=8 the TP groups stay on NVLink.
 
     **Bad**: TP=16 across 8-GPU nodes with 8×100GbE **Good**: TP=8 inside the node, or 400G per GPU
+
+    **Fix**: keep TP (and CP, EP where possible) inside the NVLink domain; turn on the overlap the
+    framework has (``--overlap-grad-reduce``/``--overlap-param-gather``, ``--tp-comm-overlap``,
+    DeepSpeed ``overlap_comm``); reduce gradients in bf16 (``--grad-reduce-in-bf16``,
+    ``communication_data_type``); or faster NICs. ``netlint model`` shows each dimension's need.
 
     **Options**: ``[tool.netlint.rules.FAB504] budget = 0.5`` (exposed time the NICs may add, share
     of the compute; default 0.5: the job still runs at ≥ 2/3 of its compute-bound speed),
