@@ -12,9 +12,11 @@ class EpCpCrossNodes(Rule):
     **What**: the EP group (ETP·EP consecutive ranks on the expert grid) or the TP·CP block is larger
     than the NVLink domain, so MoE all-to-alls or context-parallel K/V exchanges go over the NICs.
 
-    **Why**: EP does four all-to-alls per MoE layer per micro-batch, ≈ 2·T·k·h·(a_d+a_c)·(e-1)/e bytes per
-    rank (uniform routing; measured DeepEP over 400G RDMA: 43-58 GB/s per GPU versus ~155 GB/s on
-    NVLink); CP all-gathers K/V on the critical path. Both can be right at scale (DeepSeek-V3
+    **Why**: with the all-to-all dispatcher EP does four all-to-alls per MoE layer per micro-batch,
+    ≈ 2·T·k·h·(a_d+a_c)·(e-1)/e bytes per rank (uniform routing; measured DeepEP over 400G RDMA:
+    43-58 GB/s per GPU versus ~155 GB/s on NVLink); Megatron's default allgather dispatcher gathers
+    every token over TP×EP (``core/transformer/moe/token_dispatcher.py`` L281-368); CP exchanges K/V
+    in every layer. The bytes and time in the message are ``netlint model``'s. Both can be right at scale (DeepSeek-V3
     crosses nodes on purpose), hence a warning with the traffic they add.
 
     **Bad**: ``--expert-model-parallel-size 16`` on 8-GPU nodes **Good**: EP ≤ 8, or accept it knowingly
