@@ -16,8 +16,8 @@ class EpCpCrossNodes(Rule):
     ≈ 2·T·k·h·(a_d+a_c)·(e-1)/e bytes per rank (uniform routing; measured DeepEP over 400G RDMA:
     43-58 GB/s per GPU versus ~155 GB/s on NVLink); Megatron's default allgather dispatcher gathers
     every token over TP×EP (``core/transformer/moe/token_dispatcher.py`` L281-368); CP exchanges K/V
-    in every layer. The bytes and time in the message are ``netlint model``'s. Both can be right at scale (DeepSeek-V3
-    crosses nodes on purpose), hence a warning with the traffic they add.
+    in every layer. Both can be right at scale (DeepSeek-V3 crosses nodes on purpose), hence a
+    warning with the traffic they add (``netlint model``'s bytes and time).
 
     **Bad**: ``--expert-model-parallel-size 16`` on 8-GPU nodes **Good**: EP ≤ 8, or accept it knowingly
 
