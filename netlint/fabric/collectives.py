@@ -4,8 +4,8 @@ bottleneck bandwidth (the α–β model NCCL's own tuner uses: ``time = lat + nB
 Bandwidth. nccl-tests defines bus bandwidth so that ``time = bytes each rank sends / busbw`` for
 every collective (NVIDIA/nccl-tests ``doc/PERFORMANCE.md`` at 03a204a1: 2(n-1)/n·S for all-reduce,
 (n-1)/n·S for reduce-scatter, all-gather and all-to-all). Inside an NVLink domain busbw is the GPU's
-achievable NVLink rate, or the NVLink SHARP (NVLS) all-reduce figure where the inventory's GPU has
-one (:attr:`netlint.hardware.Gpu.nvls_busbw`); across nodes it is the GPU's share of its node's NICs,
+achievable NVLink rate, or the NVLink SHARP (NVLS) all-reduce figure
+(:attr:`netlint.hardware.Gpu.nvls_busbw`) where the inventory says the nodes have NVLS (``nodes[].nvls``); across nodes it is the GPU's share of its node's NICs,
 applied to the bytes that leave the node (hierarchical collectives, :mod:`netlint.fabric.placement`).
 Tree all-reduce runs at 0.92 of the ring's bus bandwidth (NVIDIA/nccl@5067397c
 ``src/graph/tuning.cc`` L330-331).

@@ -112,7 +112,8 @@ class JobModel:
         g = f"{self.nic_line_gbit:g}"
         if self.transport == "efa":
             return f"{g}G EFA"
-        return f"{g}GbE" if self.transport in ("roce", "ethernet") else f"{g}G InfiniBand"
+        ethernet = ("roce", "ethernet", "gpudirect-tcpx", "gpudirect-tcpxo")
+        return f"{g}GbE" if self.transport in ethernet else f"{g}G InfiniBand"
 
 
 def analyze(job: TrainingJob, inventory=None, mfu: float | None = None) -> JobModel:

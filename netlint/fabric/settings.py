@@ -97,7 +97,9 @@ def node_shape(inventory) -> dict | None:
         return None
     g = inventory.node_groups[0]
     speeds = [s for s in (hardware.link_gbit(n.speed.value) for n in g.nics) if s]
+    nvls = getattr(g, "nvls", None)
     return {"gpus": g.gpus.value, "domain": g.domain, "gpu": g.hardware, "nic_gbit": speeds,
+            "nvls": nvls.value if nvls is not None else None,
             "nodes": sum(x.count.value for x in inventory.node_groups), "transport": inventory.transport,
             "oversubscription": inventory.fabric.oversubscription.value if inventory.fabric.oversubscription else None}
 
@@ -107,7 +109,9 @@ def hardware_of(job: TrainingJob, shape: dict, efficiency: float) -> Hardware:
     nic = None
     if shape["nic_gbit"]:
         nic = sum(g / 8 for g in shape["nic_gbit"]) * hardware.NIC_ACHIEVABLE_FRACTION / max(1, shape["gpus"])
-    nvls = gpu.nvls_busbw
+    # NVLS only where the inventory says the nodes have it (nodes[].nvls: NVSwitch gen 3+ with Fabric
+    # Manager); its busbw from the catalog
+    nvls = gpu.nvls_busbw if shape.get("nvls") is True else None
     env = job.env.get("NCCL_NVLS_ENABLE")
     if env is not None and str(getattr(env, "value", env)).strip() == "0":
         nvls = None      # NCCL_NVLS_ENABLE=0 turns NVLink SHARP off

@@ -107,3 +107,16 @@ def test_megatron_settings_from_flags(tmp_path):
     assert (fw.grad_bytes, fw.tp_comm_overlap, fw.sequence_parallel, fw.cp_comm) == (2, True, True, "all_gather")
     report = lint_repo(tmp_path / "b", {"gpt.sh": GPT})
     assert C.framework_of(next(iter(training_jobs(report.workspace)))).grad_bytes == 4
+
+
+def test_nvls_only_where_the_inventory_says_so(tmp_path):
+    """nodes[].nvls: true (NVSwitch gen 3 + Fabric Manager) gives intra-node all-reduces NVLS's 480 GB/s
+    busbw on H100 (nccl-tests#212); unset, or NCCL_NVLS_ENABLE=0 in the job, leaves the ring."""
+    from netlint.fabric.settings import hardware_of, node_shape
+
+    with_nvls = inv(nodes=16).replace("  gpu: H100\n", "  gpu: H100\n  nvls: true\n")
+    for text, env, want in ((with_nvls, "", 480.0), (inv(nodes=16), "", None),
+                            (with_nvls, "export NCCL_NVLS_ENABLE=0\n", None)):
+        report = lint_repo(tmp_path / str(len(env)) / str(want), {"inventory.yaml": text, "gpt.sh": env + GPT})
+        job = next(iter(training_jobs(report.workspace)))
+        assert hardware_of(job, node_shape(report.workspace.inventory), 0.4).links.nvls == want
