@@ -1,4 +1,4 @@
-"""Command line: ``netlint check|rules|rule|model|policy``. Exit codes: 0 clean, 1 findings, 2 error.
+"""Command line: ``netlint check|rules|rule|model|policy|advisories``. Exit codes: 0 clean, 1 findings, 2 error.
 
 Each subcommand lives in ``netlint.commands.<name>`` with ``add_parser`` and ``run``; they import
 their heavy dependencies inside ``run`` so start-up stays cheap.
@@ -10,7 +10,7 @@ import argparse
 import importlib
 import sys
 
-COMMANDS = ("check", "rules", "rule", "model", "policy")
+COMMANDS = ("check", "rules", "rule", "model", "policy", "advisories")
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
 

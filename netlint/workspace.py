@@ -31,6 +31,8 @@ class Workspace:
     # Switch-side tables that are no switch of their own (SONiC pg_profile_lookup.ini): a loader of
     # kind "switches" yields them; the model's ``workspace_collection`` class attribute routes them here.
     switch_tables: list[Any] = field(default_factory=list)
+    # Releases the repo pins (netlint.advisories.pins.PinSet: NGC tags, pip pins), for the ADV8xx rules.
+    pins: list[Any] = field(default_factory=list)
     sources: dict[str, "SourceFile"] = field(default_factory=dict)
     # Files the user asked about (None = all). pre-commit passes a subset; context files are
     # still loaded so cross-file rules see the whole picture.

@@ -15,7 +15,7 @@ from netlint.source import SourceFile
 REGISTRY: dict[str, "Loader"] = {}
 
 # The workspace collections a loader can feed.
-KINDS = ("inventory", "switches", "nics", "nccl_envs", "jobs")
+KINDS = ("inventory", "switches", "nics", "nccl_envs", "jobs", "pins")  # pins: netlint.advisories
 
 
 class Loader:

@@ -2,9 +2,8 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from netlint.findings import Finding, Fix, Severity
+from netlint.findings import Finding, Severity
 from netlint.nccl import scope
-from netlint.nccl.fixes import rename_edit
 from netlint.rules.base import Rule
 
 
@@ -24,8 +23,8 @@ class StackDeprecatedVariable(Rule):
     Bad:  `export FI_EFA_MTU_SIZE=8192`, `export OFI_NCCL_RDMA_MIN_POSTED_BOUNCE_BUFFERS=64`
     Good: unset; `OFI_NCCL_RDMA_MIN_POSTED_EAGER_BUFFERS=64`
 
-    Fix: a 1:1 rename where the registry names exactly one replacement (unsafe: older releases read
-    only the old name); otherwise remove the line.
+    Fix: remove the line, or move to the replacement the message names (no automatic fix: the
+    replacements are not 1:1).
 
     Source: ofiwg/libfabric@af8ddbe9 `prov/efa/src/efa_env.c` (`abort_deprecated_env_vars`,
     `info_deprecated_env_vars`) and the release tags v1.0.0..v2.6.0; aws/aws-ofi-nccl@2daf7d30
@@ -59,7 +58,4 @@ class StackDeprecatedVariable(Rule):
                 msg, sev = f"{var.key} was removed in {info.removed}: {info.meaning}", Severity.ERROR
             if rep:
                 msg += f"; use {rep}"
-            fix = None
-            if rep and " " not in rep and rep not in env.names():
-                fix = Fix(f"rename {var.key} to {rep}", (rename_edit(var, rep, ws),), safe=False)
-            yield self.finding(msg, var.name.span, key=var.key, fix=fix, severity=sev)
+            yield self.finding(msg, var.name.span, key=var.key, severity=sev)

@@ -1,0 +1,74 @@
+"""The versions a file pins, each located at its token.
+
+- a container image of NVIDIA's NGC catalog, wherever it is written: a Dockerfile ``FROM``, a
+  Kubernetes ``image:``, a Compose file, a Slurm/pyxis ``--container-image=nvcr.io#nvidia/pytorch:24.01-py3``
+  (pyxis writes ``#`` between registry and image);
+- a pip requirement or install of ``nvidia-nccl-cu11/12/13`` or ``torch`` with ``==`` (a requirements
+  file, a ``pip install`` line in a Dockerfile or script);
+- aws-ofi-nccl's version where a build names it (``AWS_OFI_NCCL_VERSION=v1.13.2-aws``, a release URL).
+
+A pin says which release the repo runs only when the data knows what the tag ships
+(:mod:`netlint.advisories.data`); an unknown tag resolves to nothing and stays silent.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from netlint.located import Span
+
+IMAGE = re.compile(r"\b(nvcr\.io)[/#](nvidia/[a-z0-9._-]+):([A-Za-z0-9._-]+)")
+PIP = re.compile(r"(?<![\w.-])(nvidia-nccl-cu1[1-3]|torch)\s*==\s*(\d+(?:\.\d+){1,3}(?:\.post\d+)?)")
+OFI = re.compile(r"(?:AWS_OFI_NCCL_VERSION|OFI_NCCL_VERSION)[\"']?\s*[=:\s]\s*[\"']?v?(\d+\.\d+\.\d+)(?:-aws)?"
+                 r"|aws-ofi-nccl/releases/download/v(\d+\.\d+\.\d+)")
+
+
+@dataclass(frozen=True)
+class Pin:
+    """One pinned release: ``library`` (nccl, aws-ofi-nccl) at ``version``, and what the file wrote."""
+    library: str
+    version: str
+    written: str        # as the file has it: nvcr.io/nvidia/pytorch:19.03-py3, nvidia-nccl-cu12==2.18.1
+    why: str            # how ``written`` means ``version`` (the data row's source)
+    span: Span
+
+    @property
+    def file(self) -> str:
+        return self.span.file
+
+
+@dataclass(frozen=True)
+class PinSet:
+    """The pins of one file (the workspace collection ``pins``)."""
+    file: str
+    pins: tuple[Pin, ...]
+
+
+def mentions_pin(text: str) -> bool:
+    return bool(IMAGE.search(text) or PIP.search(text) or OFI.search(text))
+
+
+def find(file: str, text: str) -> list[Pin]:
+    from netlint.advisories.data import advisories
+    from netlint.nccl.build import LineIndex
+
+    data = advisories()
+    idx = LineIndex(file, text)
+    out: list[Pin] = []
+    for m in IMAGE.finditer(text):
+        image, tag = f"{m.group(1)}/{m.group(2)}", m.group(3)
+        hit = data.image_nccl(image, tag)
+        if hit is not None:
+            out.append(Pin("nccl", hit[0], m.group(0), f"{image}:{tag} ships NCCL {hit[0]} ({hit[1]})",
+                           idx.span(m.start(), m.end())))
+    for m in PIP.finditer(text):
+        package, pinned = m.group(1), m.group(2)
+        hit = data.package_nccl(package, pinned)
+        if hit is not None:
+            why = f"{package}=={pinned}" + ("" if hit[0] == pinned else f" brings NCCL {hit[0]} ({hit[1]})")
+            out.append(Pin("nccl", hit[0], m.group(0), why, idx.span(m.start(), m.end())))
+    for m in OFI.finditer(text):
+        ver = m.group(1) or m.group(2)
+        out.append(Pin("aws-ofi-nccl", ver, m.group(0), f"aws-ofi-nccl {ver}", idx.span(m.start(), m.end())))
+    return out

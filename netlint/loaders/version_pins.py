@@ -1,0 +1,36 @@
+"""Pinned releases (NGC image tags, pip ``==`` pins of NCCL wheels and torch, aws-ofi-nccl builds) in
+Dockerfiles, requirements files, Kubernetes/Compose YAML and launch scripts: one
+:class:`~netlint.advisories.pins.PinSet` per file that pins something netlint's advisory data knows."""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+from netlint.loaders.base import Loader
+from netlint.loaders.nccl_dockerfile import is_dockerfile
+from netlint.source import SourceFile
+
+SCRIPTS = (".sh", ".bash", ".sbatch", ".slurm", ".yaml", ".yml")
+
+
+def is_requirements(name: str) -> bool:
+    low = name.lower()
+    return low.endswith((".txt", ".in")) and low.startswith(("requirements", "constraints"))
+
+
+class VersionPinsLoader(Loader):
+    name = "version-pins"
+    kind = "pins"
+
+    def wants(self, name: str, suffix: str) -> bool:
+        return is_dockerfile(name) or is_requirements(name) or suffix in SCRIPTS
+
+    def claims(self, src: SourceFile) -> bool:
+        from netlint.advisories.pins import find, mentions_pin
+
+        return mentions_pin(src.text) and bool(find(src.path, src.text))
+
+    def load(self, src: SourceFile) -> Iterator[Any]:
+        from netlint.advisories.pins import PinSet, find
+
+        yield PinSet(src.path, tuple(find(src.path, src.text)))

@@ -1,0 +1,76 @@
+"""ADV8xx: fire at the pin's line and column on the bad examples, silent on the good ones."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import run_lint
+
+HERE = Path(__file__).resolve().parent
+
+EXPECTED: dict[str, dict[str, list[tuple[str, int, int]]]] = {
+    "ADV801": {"bad": [("Dockerfile", 2, 6), ("requirements.txt", 2, 1)],
+               "bad2": [("requirements.txt", 1, 1), ("requirements.txt", 1, 1), ("train.sbatch", 4, 24)]},
+    "ADV802": {"bad": [("nccl.env", 2, 12)]},
+}
+
+
+def _found(report, code):
+    return sorted((f.span.file, f.span.line, f.span.col) for f in report.findings if f.code == code)
+
+
+@pytest.mark.parametrize("code,case", [(c, d) for c, cases in EXPECTED.items() for d in cases])
+def test_bad_example_fires_at_line_and_column(code, case):
+    report = run_lint(HERE / code / case)
+    assert not [f for f in report.findings if f.code.startswith("NL")]
+    assert _found(report, code) == sorted(EXPECTED[code][case])
+
+
+@pytest.mark.parametrize("code", sorted(EXPECTED))
+def test_good_example_is_silent(code):
+    report = run_lint(HERE / code / "good")
+    assert [f for f in report.findings if f.code.startswith(("ADV", "NL"))] == []
+
+
+def test_every_adv_rule_has_examples_and_docs():
+    from netlint.rules.base import load_rules
+
+    rules = {c: r for c, r in load_rules().items() if c.startswith("ADV")}
+    assert set(rules) == set(EXPECTED)
+    for code, rule in rules.items():
+        for part in ("What", "Why", "Bad", "Good", "Fix", "Source"):
+            assert part in rule.docs()
+
+
+def _by_key(report, code):
+    return {f.key: f for f in report.findings if f.code == code}
+
+
+def test_affected_pins_name_the_advisory_and_the_fix():
+    found = _by_key(run_lint(HERE / "ADV801" / "bad"), "ADV801")
+    ngc = found["NCCL-2042-LL-CLEANUP-HANG"]   # the NGC tag's NCCL (2.4.3) from its release notes
+    assert ngc.span.file == "Dockerfile" and "Fixed in 2.4.6" in ngc.message and ngc.severity.name == "ERROR"
+    wheel = found["NCCL-2018-LL128-1GPU1NIC"]   # the inventory's H100 makes it apply
+    assert "NCCL_PROTO=^LL128" in wheel.message and wheel.severity.name == "ERROR"
+    found = _by_key(run_lint(HERE / "ADV801" / "bad2"), "ADV801")
+    assert found["NCCL-2018-LL128-1GPU1NIC"].severity.name == "INFO"   # no inventory: hardware unknown
+    sharp = found["NCCL-2018-SHARP-BF16-HANG"]
+    assert [(r.span.file, r.span.line) for r in sharp.related] == [("train.sbatch", 3)]
+    assert "NCCL-NVLS-EFA-PRE-2185" not in found   # nothing says EFA
+
+
+def test_the_fixed_release_and_a_set_workaround_are_silent(tmp_path):
+    from conftest import lint_repo
+
+    report = lint_repo(tmp_path / "a", {"requirements.txt": "nvidia-nccl-cu12==2.18.3\n",
+                                        "Dockerfile": "FROM nvcr.io/nvidia/pytorch:19.05-py3\n"})
+    assert [f for f in report.findings if f.code == "ADV801"] == []
+    report = lint_repo(tmp_path / "b", {"requirements.txt": "nvidia-nccl-cu12==2.18.1\n",
+                                        "nccl.env": "NCCL_PROTO=^LL128\n"})
+    assert [f.key for f in report.findings if f.code == "ADV801"] == []
+    report = lint_repo(tmp_path / "c", {"netlint.yaml": "nccl-version: 2.18.1\n",
+                                        "nccl.env": "NCCL_COLLNET_ENABLE=1\n"})
+    hits = [f for f in report.findings if f.code == "ADV801" and f.key == "NCCL-2018-SHARP-BF16-HANG"]
+    assert [(f.span.file, f.span.line, f.span.col) for f in hits] == [("netlint.yaml", 1, 15)]
