@@ -46,5 +46,11 @@ def placeholder(value: str, shell_expands: bool = True) -> str | None:
     return None
 
 
+# Settings of the other collective stacks (netlint/data/env-*.tsv) that make a file an env worth reading
+# even without an NCCL_* line: a ROCm script with only HSA_/RCCL_ settings, an EFA env with only FI_ ones.
+STACKISH = re.compile(r"\b(?:FI_(?:PROVIDER|EFA_[A-Z0-9_]+)|RCCL_[A-Z0-9_]+|HSA_FORCE_FINE_GRAIN_PCIE|"
+                      r"UCX_(?:NET_DEVICES|TLS|IB_[A-Z0-9_]+))\s*[=:]")
+
+
 def mentions_nccl(text: str) -> bool:
-    return "NCCL" in text or "nccl_" in text or NCCLISH.search(text) is not None
+    return "NCCL" in text or "nccl_" in text or NCCLISH.search(text) is not None or STACKISH.search(text) is not None

@@ -73,3 +73,14 @@ def test_removed_names_carry_their_release():
     assert efa["OFI_NCCL_RDMA_MIN_POSTED_BOUNCE_BUFFERS"].status == "removed-error"
     assert efa["OFI_NCCL_DOMAIN_PER_THREAD"].removed.startswith("aws-ofi-nccl v1.18")
     assert efa["FI_EFA_USE_DEVICE_RDMA"].added == "libfabric v1.10.0"
+
+
+def test_a_file_with_only_other_stacks_settings_is_read(tmp_path):
+    from conftest import lint_repo
+
+    report = lint_repo(tmp_path, {"run.sh": "#!/bin/bash\nexport HSA_FORCE_FINE_GRAIN_PCIE=0\npython train.py\n",
+                                  "efa.env": "FI_PROVIDER=efa\nFI_EFA_USE_DEVICE_RDAM=1\n",
+                                  "notes.sh": "#!/bin/bash\necho FI_PROVIDER is documented elsewhere\n"})
+    got = sorted((f.code, f.span.file, f.span.line) for f in report.findings if f.code.startswith("NCCL"))
+    assert got == [("NCCL325", "efa.env", 2), ("NCCL333", "run.sh", 2)]
+    assert not any(e.file == "notes.sh" for e in report.workspace.nccl_envs)
