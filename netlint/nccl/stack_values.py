@@ -74,7 +74,8 @@ def _ofi(var: StackVar, value: str) -> Bad | None:
     if var.type == "bool":
         if value.lower() in ("true", "false") or _INT.match(value):
             return None
-        fix = "1" if value.lower() in ("yes", "on", "y", "t") else "0" if value.lower() in ("no", "off", "n", "f") else None
+        word = value.lower()
+        fix = "1" if word in ("yes", "on", "y", "t") else "0" if word in ("no", "off", "n", "f") else None
         return Bad(why + "; write true/false or 0/1", "error", fix)
     if var.type == "enum":
         if value.lower() in (c.lower() for c in _choices(var)):

@@ -50,3 +50,31 @@ def stack_settings(ws, name: str):
         if var.key == name and var.known is not None and not var.conditional and var.exported \
                 and not is_overridden(ws, var):
             yield env, var
+
+
+class Effective:
+    """``env.get`` over one launch's effective assignments (the value that wins for each name)."""
+
+    def __init__(self, eff: dict):
+        self._eff = eff
+
+    def get(self, name: str):
+        return self._eff.get(name)
+
+
+def launches(ws):
+    """One :class:`Effective` view per launch (scope.launch_groups): what each launch runs with."""
+    from netlint.nccl import scope
+
+    for anchor, group in scope.launch_groups(ws):
+        yield Effective(scope.effective(group))
+
+
+def once(findings):
+    """Each finding once: an env file shared by several launches is judged in each of them."""
+    seen: set[tuple] = set()
+    for f in findings:
+        where = (f.span.file, f.span.line, f.span.col, f.message)
+        if where not in seen:
+            seen.add(where)
+            yield f

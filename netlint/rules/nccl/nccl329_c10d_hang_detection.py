@@ -3,7 +3,6 @@ from __future__ import annotations
 from typing import Iterator
 
 from netlint.findings import Finding, Related, Severity
-from netlint.nccl import scope
 from netlint.rules.base import Rule
 
 TRUE = {"y", "yes", "1", "t", "true"}
@@ -67,13 +66,9 @@ class C10dHangDetection(Rule):
     tags = ("nccl", "pytorch")
 
     def check(self, ws) -> Iterator[Finding]:
-        seen: set[tuple] = set()
-        for anchor, group in scope.launch_groups(ws):
-            for f in self._judge(_Effective(scope.effective(group))):
-                where = (f.span.file, f.span.line, f.span.col, f.message)
-                if where not in seen:   # an env file shared by several launches: report it once
-                    seen.add(where)
-                    yield f
+        from netlint.rules.nccl._stack_context import launches, once
+
+        yield from once(f for env in launches(ws) for f in self._judge(env))
 
     def _judge(self, env) -> Iterator[Finding]:
         blocking = _first(env, "TORCH_NCCL_BLOCKING_WAIT", "NCCL_BLOCKING_WAIT")
@@ -100,12 +95,3 @@ class C10dHangDetection(Rule):
                 f"TORCH_NCCL_HEARTBEAT_TIMEOUT_SEC={hb.known}: a stuck watchdog is noticed only after "
                 f"{seconds / 3600:g} h (default 8 min), while the whole job waits", hb.span, key=hb.key)
 
-
-class _Effective:
-    """``env.get`` over a launch's effective assignments (the value that wins for each name)."""
-
-    def __init__(self, eff: dict):
-        self._eff = eff
-
-    def get(self, name: str):
-        return self._eff.get(name)

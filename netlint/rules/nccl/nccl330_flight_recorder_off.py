@@ -3,9 +3,8 @@ from __future__ import annotations
 from typing import Iterator
 
 from netlint.findings import Finding, Related, Severity
-from netlint.nccl import scope
 from netlint.rules.base import Rule
-from netlint.rules.nccl.nccl329_c10d_hang_detection import TRUE, _Effective, _first, _int
+from netlint.rules.nccl.nccl329_c10d_hang_detection import TRUE, _first, _int
 
 
 class FlightRecorderOff(Rule):
@@ -39,23 +38,21 @@ class FlightRecorderOff(Rule):
     tags = ("nccl", "pytorch")
 
     def check(self, ws) -> Iterator[Finding]:
-        seen: set[tuple] = set()
-        for anchor, group in scope.launch_groups(ws):
-            env = _Effective(scope.effective(group))
-            buf = _first(env, "TORCH_FR_BUFFER_SIZE", "TORCH_NCCL_TRACE_BUFFER_SIZE")
-            if buf is None or _int(buf.known) != 0:
-                continue
-            where = (buf.span.file, buf.span.line, buf.span.col)
-            if where in seen:
-                continue
-            seen.add(where)
-            dump = _first(env, "TORCH_NCCL_DUMP_ON_TIMEOUT")
-            if dump is not None and dump.known.strip().lower() in TRUE:
-                yield self.finding(
-                    f"{buf.key}=0 turns the flight recorder off, but TORCH_NCCL_DUMP_ON_TIMEOUT=1 asks for its "
-                    f"dump: a timeout writes nothing", buf.span, key=buf.key,
-                    related=(Related(dump.span, "TORCH_NCCL_DUMP_ON_TIMEOUT=1"),))
-            else:
-                yield self.finding(
-                    f"{buf.key}=0 turns the flight recorder off: a hung collective leaves no record of which rank "
-                    f"stopped where", buf.span, key=buf.key, severity=Severity.INFO)
+        from netlint.rules.nccl._stack_context import launches, once
+
+        yield from once(f for env in launches(ws) for f in self._judge(env))
+
+    def _judge(self, env) -> Iterator[Finding]:
+        buf = _first(env, "TORCH_FR_BUFFER_SIZE", "TORCH_NCCL_TRACE_BUFFER_SIZE")
+        if buf is None or _int(buf.known) != 0:
+            return
+        dump = _first(env, "TORCH_NCCL_DUMP_ON_TIMEOUT")
+        if dump is not None and dump.known.strip().lower() in TRUE:
+            yield self.finding(
+                f"{buf.key}=0 turns the flight recorder off, but TORCH_NCCL_DUMP_ON_TIMEOUT=1 asks for its "
+                f"dump: a timeout writes nothing", buf.span, key=buf.key,
+                related=(Related(dump.span, "TORCH_NCCL_DUMP_ON_TIMEOUT=1"),))
+        else:
+            yield self.finding(
+                f"{buf.key}=0 turns the flight recorder off: a hung collective leaves no record of which rank "
+                f"stopped where", buf.span, key=buf.key, severity=Severity.INFO)

@@ -2,8 +2,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from netlint.findings import Finding, Related, Severity
-from netlint.nccl import scope
+from netlint.findings import Finding, Severity
 from netlint.rules.base import Rule
 
 

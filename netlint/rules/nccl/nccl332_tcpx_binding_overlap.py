@@ -4,7 +4,6 @@ import re
 from typing import Iterator
 
 from netlint.findings import Finding, Related, Severity
-from netlint.nccl import scope
 from netlint.rules.base import Rule
 
 _RANGE = re.compile(r"^(\d+)(?:-(\d+))?$")

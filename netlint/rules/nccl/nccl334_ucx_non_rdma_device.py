@@ -73,6 +73,7 @@ class UcxNonRdmaDevice(Rule):
                         related=(Related(name.span, f"inventory: {entry} is a {nic.role.value} NIC"),))
                 elif rdma_only:
                     yield self.finding(
-                        f"UCX_NET_DEVICES lists {entry}, a netdev, but UCX_TLS={tls.known} allows only RDMA transports, "
-                        f"which open <device>:<port> (mlx5_0:1): {entry} is never used", var.span, key=var.key,
+                        f"UCX_NET_DEVICES lists {entry}, a netdev, but UCX_TLS={tls.known} allows only RDMA "
+                        f"transports, which open <device>:<port> (mlx5_0:1): {entry} is never used",
+                        var.span, key=var.key,
                         related=(Related(tls.span, f"UCX_TLS={tls.known}"),))

@@ -16,7 +16,8 @@ TCPX_KINDS = ("gpudirect-tcpx", "gpudirect-tcpxo")
 def mismatch(kind: str, name: str, value: str | None) -> str | None:
     """Why ``name`` does nothing (or harm) on a ``kind`` fabric, or None."""
     if name.startswith(EFA_ONLY) and kind != "efa":
-        return f"{name} configures AWS EFA (libfabric's EFA provider / aws-ofi-nccl), but the fabric is {kind}: it has no effect"
+        return (f"{name} configures AWS EFA (libfabric's EFA provider / aws-ofi-nccl), but the fabric is {kind}: "
+                f"it has no effect")
     if name == "FI_PROVIDER" and value is not None:
         first = value.split(",")[0].strip().lower()
         if kind == "efa" and first and first != "efa" and not first.startswith("^"):
