@@ -74,6 +74,7 @@ class Advisory:
     hardware: str
     gpus: tuple[str, ...]
     transport: tuple[str, ...]
+    nvls: bool | None
     settings: tuple[Setting, ...]
     workaround: tuple[Setting, ...]
     sources: tuple[str, ...]
@@ -119,7 +120,7 @@ def parse(doc: dict) -> Advisories:
         out.append(Advisory(
             id=a["id"], library=a["library"], affected=a["affected"], fixed=a.get("fixed"),
             severity=a["severity"], symptom=" ".join(a["symptom"].split()), hardware=when.get("hardware", ""),
-            gpus=tuple(when.get("gpus", ())), transport=tuple(when.get("transport", ())),
+            gpus=tuple(when.get("gpus", ())), transport=tuple(when.get("transport", ())), nvls=when.get("nvls"),
             settings=_settings(when.get("settings")), workaround=_settings(a.get("workaround")),
             sources=tuple(a["sources"])))
     images = {(r["image"], str(r["tag"])): (str(r["nccl"]), r["source"]) for r in doc.get("images", ())}

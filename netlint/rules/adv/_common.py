@@ -57,13 +57,21 @@ def hardware(ws, adv) -> bool | None:
         if adv.transport and not ("efa" in adv.transport and _env_on_efa(ws)):
             return False
         return None
+    from netlint import hardware as hw
+
     try:
-        gpus = {g.gpu.value for g in inv.node_groups}
+        groups = list(inv.node_groups)
+        gpus = {(hw.gpu(g.gpu.value).name if hw.gpu(g.gpu.value) else g.gpu.value) for g in groups}
         transport = inv.fabric.transport.value
     except AttributeError:
         return None
     if adv.gpus and not gpus & set(adv.gpus):
         return False
+    if adv.nvls:   # an NVLS defect: not where the inventory says NVLS does not work
+        stated = [getattr(g, attr).value for g in groups for attr in ("nvls", "fabric_manager")
+                  if getattr(g, attr, None) is not None]
+        if stated and not any(stated):
+            return False
     if adv.transport and transport not in adv.transport:
         return False
     return True

@@ -31,3 +31,17 @@ def mismatch(kind: str, name: str, value: str | None) -> str | None:
         return (f"{name} configures NCCL's InfiniBand/RoCE transport, but {kind} has no RDMA (NCCL's network is "
                 f"the TCPX plugin): it has no effect")
     return None
+
+
+def collnet_without_sharp(inv, name: str, value: str | None) -> str | None:
+    """``NCCL_COLLNET_ENABLE=1`` where the inventory says the fabric has no SHARP (or is not InfiniBand)."""
+    if name != "NCCL_COLLNET_ENABLE" or (value or "").strip() in ("", "0"):
+        return None
+    try:
+        sharp = inv.fabric.sharp
+    except AttributeError:
+        return None
+    if sharp is not None and sharp.value is False:
+        return ("NCCL_COLLNET_ENABLE asks for in-network reductions, but the inventory says the fabric has no SHARP "
+                "(fabric.sharp: false): NCCL finds no CollNet and runs without it, so it has no effect")
+    return None

@@ -35,7 +35,8 @@ class TransportMismatch(Rule):
       transport, unused unless the env forces sockets (`NCCL_IB_DISABLE=1`, `NCCL_NET=Socket`).
     - other stacks (EFA, GPUDirect-TCPX): `FI_EFA_*`/`OFI_NCCL_*` on a fabric that is not `efa`,
       `FI_PROVIDER=efa` without EFA or another provider on EFA, `NCCL_GPUDIRECTTCPX_*`/`NCCL_FASTRAK_*`
-      off `gpudirect-tcpx(o)`, and `NCCL_IB_*` on TCPX (no RDMA; NCCL's network is the plugin).
+      off `gpudirect-tcpx(o)`, and `NCCL_IB_*` on TCPX (no RDMA; NCCL's network is the plugin);
+    - `NCCL_COLLNET_ENABLE=1` where the inventory says `fabric.sharp: false` (no in-network reduction).
 
     Why: such settings do nothing, which usually means the env file was copied from another cluster
     and its real tuning for this fabric is missing.
@@ -52,7 +53,8 @@ class TransportMismatch(Rule):
     Guide, Environment Variables: NCCL_IB_GID_INDEX, NCCL_SOCKET_NTHREADS, NCCL_NSOCKS_PERTHREAD;
     NVIDIA/nccl#438; aws/aws-ofi-nccl@2daf7d30 (the plugin reads FI_/OFI_NCCL_ settings, libfabric's
     `FI_PROVIDER` picks the provider: ofiwg/libfabric@af8ddbe9 `src/fabric.c`); google/nccl-plugin-gpudirecttcpx@4b8ea7f2
-    (`NCCL_GPUDIRECTTCPX_*` read by the plugin only).
+    (`NCCL_GPUDIRECTTCPX_*` read by the plugin only); NVIDIA/nccl@5067397c `src/init.cc` L1164-1167
+    (without CollNet support the communicator's `collnetEnable` is reset to 0).
     """
 
     code = "XC606"
@@ -89,9 +91,14 @@ class TransportMismatch(Rule):
 
     def _stacks(self, ws, kind: str, rel) -> Iterator[Finding]:
         """Other stacks' variables (EFA, TCPX) and NCCL's IB ones on a fabric without NCCL's IB transport."""
-        from netlint.rules.xc._stack_transport import mismatch
+        from netlint.rules.xc._stack_transport import collnet_without_sharp, mismatch
 
         for env, var in scope.assignments(ws):
+            sharp = collnet_without_sharp(ws.inventory, var.key, var.known) if not var.conditional else None
+            if sharp is not None:
+                yield self.finding(sharp, var.name.span, key=var.key, related=(
+                    Related(ws.inventory.fabric.sharp.span, "fabric.sharp: false"),))
+                continue
             if var.conditional or (var.key.startswith("NCCL_IB_") and kind in ("ethernet", "infiniband", "roce")):
                 continue   # NCCL_IB_* on ethernet/IB/RoCE: judged above
             msg = mismatch(kind, var.key, var.known)

@@ -74,3 +74,14 @@ def test_the_fixed_release_and_a_set_workaround_are_silent(tmp_path):
                                         "nccl.env": "NCCL_COLLNET_ENABLE=1\n"})
     hits = [f for f in report.findings if f.code == "ADV801" and f.key == "NCCL-2018-SHARP-BF16-HANG"]
     assert [(f.span.file, f.span.line, f.span.col) for f in hits] == [("netlint.yaml", 1, 15)]
+
+
+@pytest.mark.parametrize("nvls,expected", [("true", ["WARNING"]), ("false", [])])
+def test_an_nvls_defect_follows_the_inventory(tmp_path, nvls, expected):
+    from conftest import lint_repo
+
+    inventory = ("cluster: c\nnodes:\n  count: 2\n  gpus: 8\n  gpu: H100\n  nvls: " + nvls +
+                 "\n  nics:\n    - {hca: mlx5_0, netdev: ib0, speed: 400G}\nfabric:\n  transport: infiniband\n")
+    report = lint_repo(tmp_path, {"inventory.yaml": inventory, "requirements.txt": "nvidia-nccl-cu12==2.17.1\n"})
+    got = [f.severity.name for f in report.findings if f.code == "ADV801" and f.key == "NCCL-2017-NVLS-HANG"]
+    assert got == expected

@@ -53,6 +53,7 @@ EXPECTED: dict[str, dict[str, list[tuple[str, int, int]]]] = {
     "NCCL332": {"bad": [("tcpx.sh", 3, 39)]},
     "NCCL333": {"bad": [("rocm.sh", 3, 34)]},
     "NCCL334": {"bad": [("ucx.sh", 4, 24)], "bad2": [("ucx.env", 2, 17)]},
+    "NCCL335": {"bad": [("nccl.env", 2, 18)]},
 }
 
 
@@ -201,3 +202,8 @@ def test_combinations_of_other_stacks_say_why():
     assert fix.edits[0].replacement == "1" and not fix.safe
     f = _one(_lint("NCCL334", "bad2"), "NCCL334", 2)
     assert "frontend NIC" in f.message and [(r.span.file, r.span.line) for r in f.related] == [("inventory.yaml", 9)]
+
+
+def test_nvls_forced_names_the_inventory_statement():
+    f = _one(_lint("NCCL335", "bad"), "NCCL335", 2)
+    assert "Fabric Manager" in f.message and [(r.span.file, r.span.line) for r in f.related] == [("inventory.yaml", 6)]

@@ -32,7 +32,8 @@ EXPECTED = {
               # other stacks against the transport (issue 17): EFA, InfiniBand, GPUDirect-TCPX
               "efa": [("nccl.env", n, 1, [("inventory.yaml", 7, 14)]) for n in (1, 3)],
               "ib": [("nccl.env", n, 1, [("inventory.yaml", 9, 14)]) for n in (1, 2)],
-              "tcpx": [("nccl.env", n, 1, [("inventory.yaml", 7, 14)]) for n in (1, 2)]},
+              "tcpx": [("nccl.env", n, 1, [("inventory.yaml", 7, 14)]) for n in (1, 2)],
+              "sharp": [("nccl.env", 2, 1, [("inventory.yaml", 10, 10)])]},
 }
 
 
