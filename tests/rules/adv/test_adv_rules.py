@@ -85,3 +85,15 @@ def test_an_nvls_defect_follows_the_inventory(tmp_path, nvls, expected):
     report = lint_repo(tmp_path, {"inventory.yaml": inventory, "requirements.txt": "nvidia-nccl-cu12==2.17.1\n"})
     got = [f.severity.name for f in report.findings if f.code == "ADV801" and f.key == "NCCL-2017-NVLS-HANG"]
     assert got == expected
+
+
+def test_a_kubernetes_image_pin_gets_the_advisory_at_its_token(tmp_path):
+    from conftest import lint_repo
+
+    job = ("apiVersion: batch/v1\nkind: Job\nmetadata: {name: train}\nspec:\n  template:\n    spec:\n"
+           "      containers:\n        - name: trainer\n          image: nvcr.io/nvidia/pytorch:19.03-py3\n"
+           "      restartPolicy: Never\n")
+    report = lint_repo(tmp_path, {"job.yaml": job})
+    hits = [(f.span.file, f.span.line, f.span.col, f.key) for f in report.findings if f.code == "ADV801"]
+    assert hits == [("job.yaml", 9, 18, "NCCL-2042-LL-CLEANUP-HANG")]
+    assert not [f for f in report.findings if f.code.startswith("NL")]
