@@ -8,8 +8,8 @@ import re
 
 from netlint.located import Span
 from netlint.shell.model import Note, Seg, Unknown, Word
-from netlint.shell.values import (BREAK, MAX_NESTING, Frame, Var, _INT, _binop, _empty, _mark, _parse_int,
-                                  _pattern_op, _short, _split, _useg)
+from netlint.shell.values import (BREAK, MAX_NESTING, Frame, Var, _INT, _empty, _mark, _pattern_op, _short,
+                                  _split, _useg)
 
 
 class Expansion:
@@ -165,31 +165,6 @@ class Expansion:
         # anything else: keep its text literally
         return self._lit(a, b, f, "word")
 
-    def _echo_output(self, n, f: Frame, quoted: bool) -> list | None:
-        """``$(echo "$run_cmd" | sed -e 's/  */ /g')``: the output of a plain ``echo`` (optionally
-        through a filter that only squeezes blanks, which field splitting ignores anyway) is its
-        arguments joined by one space; anything else is left unknown (None)."""
-        inner = [c for c in n.named_children if c.type != "comment"]
-        if len(inner) != 1:
-            return None
-        stages = [c for c in inner[0].named_children] if inner[0].type == "pipeline" else inner
-        first = stages[0]
-        if first.type != "command" or any(not _squeezes_blanks(self, c, f) for c in stages[1:]):
-            return None
-        name = first.child_by_field_name("name")
-        if name is None or f.text(name) != "echo":
-            return None
-        args = [c for c in first.children_by_field_name("argument")]
-        words = [w for a in args for w in self._words(a, f)]
-        if any(isinstance(w.value, str) and w.value.startswith("-") and i == 0 for i, w in enumerate(words)):
-            return None  # echo -e / -n change the output
-        out: list = []
-        for i, w in enumerate(words):
-            if i:
-                out.append(Seg(" ", None, 0, 0, False, f.span(n)))
-            out.extend(s.copy(split=not quoted) for s in w.parts)
-        return out
-
     def _lookup(self, name: str, span: Span) -> Var | None:
         v = self.env.get(name)
         if v is not None:
@@ -197,7 +172,7 @@ class Expansion:
         return None
 
     def _missing(self, name: str, span: Span) -> Unknown:
-        if name.isdigit() or name in ("@", "*", "#"):
+        if (name.isascii() and name.isdigit()) or name in ("@", "*", "#"):
             return Unknown(f"positional parameter ${name}", span, "positional", name=name)
         if name == "PWD":
             return Unknown("the current directory ($PWD)", span, "cwd", name=name)
@@ -342,85 +317,7 @@ class Expansion:
         return out
 
     # ------------------------------------------------------------------------------- arithmetic
-    def _arith(self, n, f: Frame) -> int | Unknown | None:
-        t = n.type
-        if t == "number":
-            return _parse_int(f.text(n))
-        if t in ("variable_name", "word"):
-            text = f.text(n)
-            if _INT.match(text):
-                return int(text)
-            return self._arith_var(text, f.span(n))
-        if t in ("simple_expansion", "expansion"):
-            segs = self._join(self._expand(n, f, quoted=True))
-            u = next((s.unknown for s in segs if s.unknown is not None), None)
-            if u is not None:
-                return u
-            return _parse_int("".join(s.text for s in segs).strip() or "0")
-        if t == "parenthesized_expression":
-            inner = n.named_children
-            return self._arith(inner[0], f) if len(inner) == 1 else None
-        if t == "unary_expression":
-            op = n.children[0]
-            inner = n.named_children[-1] if n.named_children else None
-            v = self._arith(inner, f) if inner is not None else None
-            if not isinstance(v, int):
-                return v
-            o = f.text(op)
-            return {"-": -v, "+": v, "!": int(not v), "~": ~v}.get(o)
-        if t == "binary_expression":
-            left, right = n.child_by_field_name("left"), n.child_by_field_name("right")
-            op = n.child_by_field_name("operator")
-            if left is None or right is None or op is None:
-                return None
-            x, y = self._arith(left, f), self._arith(right, f)
-            for v in (x, y):
-                if not isinstance(v, int):
-                    return v
-            return _binop(f.text(op), x, y)
-        if t == "ternary_expression":
-            c = self._arith(n.child_by_field_name("condition"), f)
-            if not isinstance(c, int):
-                return c
-            branch = n.child_by_field_name("consequence" if c else "alternative")
-            return self._arith(branch, f) if branch is not None else None
-        if t == "command_substitution":
-            return Unknown(f"output of `{_short(f.text(n))}`", f.span(n), "command")
-        return None
-
-    def _arith_var(self, name: str, span: Span) -> int | Unknown | None:
-        v = self._lookup(name, span)
-        if v is None:
-            return self._missing(name, span)
-        segs = v.segs if v.elems is None else (v.elems[0] if v.elems else [])
-        u = next((s.unknown for s in segs if s.unknown is not None), None)
-        if u is not None:
-            return u
-        text = "".join(s.text for s in segs).strip()
-        return _parse_int(text or "0")
-
-
 # ------------------------------------------------------------------------------------ helpers
-_SQUEEZE = re.compile(r"s(.)(?: |\[ \]|\[\[:space:\]\]|\\s)(?: |\[ \]|\[\[:space:\]\]|\\s)?[*+]?(?:\\\+)?\1 \1g?")
-
-
-def _squeezes_blanks(ev, node, f: Frame) -> bool:
-    """``sed [-e|-E] 's/  */ /g'`` or ``tr -s ' '``: a filter that only turns runs of blanks into one."""
-    if node.type != "command":
-        return False
-    words = [w.value for a in node.children_by_field_name("argument") for w in ev._words(a, f)]
-    name = node.child_by_field_name("name")
-    cmd = f.text(name) if name is not None else ""
-    if any(not isinstance(w, str) for w in words):
-        return False
-    if cmd == "sed":
-        scripts = [w for w in words if w not in ("-e", "-E", "-r", "--expression")]
-        return len(scripts) == 1 and _SQUEEZE.fullmatch(scripts[0]) is not None
-    if cmd == "tr":
-        return words[:1] == ["-s"] and len(words) == 2 and words[1] in (" ", "[:space:]", "[:blank:]", " \t")
-    return False
-
-
 def _only_all_elements(n) -> bool:
     """A double-quoted string that is nothing but one ``${A[@]}`` or ``$@``."""
     kids = [c for c in n.named_children if c.type != "string_content"]
