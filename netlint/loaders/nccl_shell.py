@@ -68,6 +68,7 @@ class ShellEnvLoader(Loader):
         yield from conf_envs(src.path, confs)   # before the script's env: nccl.conf is the lowest layer
         yield env_of_script(src.path, script, [hd.body.span for hd, _ in confs])
         yield from unread_source_args(script)
+        yield from unread_sources(script, src.path)
         yield from shell_read_findings(script)   # the same as the job loader's: the engine keeps one
 
 
@@ -191,6 +192,41 @@ def unread_source_args(script: Any) -> Iterator[Any]:
         yield Finding("NL012", f"{names} {'is' if len(group) == 1 else 'are'} passed to `{path.text}`, which "
                       f"netlint cannot read ({why}): not checked as NCCL settings", path.span, Severity.INFO,
                       key=f"source-args:{path.span.line}")
+
+
+_NCCL_WORD = re.compile(r"nccl", re.I)
+
+
+def unread_sources(script: Any, file: str) -> Iterator[Any]:
+    """NL012 (info), once per file, at the first ``source FILE`` / ``. FILE`` of ``file`` that netlint
+    cannot read (outside the repository, or a path it cannot resolve) and whose path names NCCL
+    (``source /usr/local/gib/scripts/set_nccl_env.sh``): the NCCL environment the launch gets is then
+    partly unknown. A source that already has the ``NAME=v source FILE`` word of
+    :func:`unread_source_args` is not said twice."""
+    from netlint.findings import Finding, Severity
+
+    said = {(c.argv[1].span.file, c.argv[1].span.start) for c in _arg_sources(script)}
+    hits = [w for w in script.sources
+            if w.span.file == file and w.value not in script.source_files
+            and _NCCL_WORD.search(w.raw or w.text or "") and (w.span.file, w.span.start) not in said]
+    if not hits:
+        return
+    first = hits[0]
+    why = "it is not in the repository" if isinstance(first.value, str) else \
+        f"its path is unknown ({getattr(first.value, 'reason', 'unresolved')})"
+    more = f" (and {len(hits) - 1} more such source{'s' if len(hits) > 2 else ''} in this file)" \
+        if len(hits) > 1 else ""
+    yield Finding("NL012", f"sourced file `{first.raw or first.text}` not read ({why}){more}: the NCCL settings it "
+                  "makes are not known, so checks that need the launch's whole environment are skipped",
+                  first.span, Severity.INFO, key="source-unread")
+
+
+def _arg_sources(script: Any) -> list:
+    """The ``NAME=v source FILE`` commands whose prefix names an NCCL-looking variable."""
+    from netlint.nccl.build import NCCLISH
+
+    return list({id(a.command): a.command for a in script.assignments
+                 if _sourced_with(a) and NCCLISH.match(a.name) and len(a.command.argv) > 1}.values())
 
 
 # Commands that only shape the environment: a script running nothing else is an env file.

@@ -251,8 +251,11 @@ def read_embedded(kind: str, file: str, file_text: str, node: Scalar, index: Any
         from netlint.loaders.nccl_shell import env_of_script
         from netlint.shell import parse_text
 
+        from netlint.loaders.nccl_shell import unread_sources
+
         script = parse_text(INNER, st.value, env=seed or {}, follow_sources=False)
         env = env_of_script(INNER, script)
+        findings = list(unread_sources(script, INNER))   # a container's files are not the repo's
     elif kind == "dotenv":
         from netlint.loaders.nccl_dotenv import parse_dotenv
 

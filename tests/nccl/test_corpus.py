@@ -12,7 +12,7 @@ LIST = ROOT / "tests" / "corpus_findings_nccl.md"
 def _reviewed() -> set[tuple[str, int, int, str]]:
     rows = set()
     for line in LIST.read_text(encoding="utf-8").splitlines():
-        m = re.match(r"\|\s*([^|]+?)\s*\|\s*(\d+):(\d+)\s*\|\s*((?:NCCL|XC|ADV)\d+)\s*\|", line)
+        m = re.match(r"\|\s*([^|]+?)\s*\|\s*(\d+):(\d+)\s*\|\s*((?:NCCL|XC|ADV|NL)\d+)\s*\|", line)
         if m:
             rows.add((m.group(1), int(m.group(2)), int(m.group(3)), m.group(4)))
     return rows
@@ -31,9 +31,9 @@ def test_every_corpus_file_loads_alone(shared):
 
 def test_corpus_findings_are_the_reviewed_ones(shared):
     report = run_lint(shared / "corpus" / "nccl")
-    assert not [f for f in report.findings if f.code.startswith("NL")]
+    # NL findings only where the table lists them (an unread `source` that sets the NCCL env)
     got = {(f.span.file, f.span.line, f.span.col, f.code) for f in report.findings
-           if f.code.startswith(("NCCL", "XC", "ADV"))}
+           if f.code.startswith(("NCCL", "XC", "ADV", "NL"))}
     assert got == _reviewed()
 
 
