@@ -91,6 +91,15 @@ def _nic_sets_tos(ws) -> bool:
     return False
 
 
+def _nic_files_force(ws) -> bool:
+    """Every node group has a NIC file that sets the mlx5 global traffic class: NCCL_IB_TC never reaches
+    the wire, and XC610 judges the NICs' class at the NIC file."""
+    from netlint.nic.join import nic_groups
+
+    rows = nic_groups(ws) if ws.inventory is not None else []
+    return bool(rows) and all(any(n.traffic_class.value is not None for n in nics) for _, nics in rows)
+
+
 def _disabled(env_vars: dict) -> bool:
     """IB turned off or sockets forced: the traffic class is moot."""
     ib = env_vars.get("NCCL_IB_DISABLE")
@@ -128,7 +137,9 @@ class IbTcLossyClass(Rule):
     the inventory states the RoCE class (`fabric.roce.dscp`), else a warning. A node group's
     `roce_tos` (the ToS its NICs force on every RoCE QP, the mlx5 global traffic class) replaces
     NCCL's class: when every group declares one, that ToS is judged instead of DSCP 0 and a set
-    `NCCL_IB_TC` is not (it never reaches the wire). RDMA-CM's `default_roce_tos` does not count:
+    `NCCL_IB_TC` is not (it never reaches the wire). The same holds when every node group has a NIC
+    file (inventory `nic_configs`) that sets the global traffic class: XC610 then judges the NICs'
+    class at the NIC file. RDMA-CM's `default_roce_tos` does not count:
     NCCL builds its QPs with verbs, not RDMA-CM.
     `NCCL_IB_FIFO_TC` and `NCCL_GIN_IB_TC` are checked the same way when set. Only the switches the
     inventory lists are joined with the env files: without an inventory nothing says they are one
@@ -175,7 +186,7 @@ class IbTcLossyClass(Rule):
         if intent is None and not sws:
             return
         nic = _nic_tos(ws)
-        forced = bool(nic) and all(t is not None for t in nic)
+        forced = bool(nic) and all(t is not None for t in nic) or _nic_files_force(ws)
         for env, var in scope.nccl_assignments(ws):
             if forced:
                 break   # every NIC replaces the class NCCL asks for: NCCL's value never reaches the wire

@@ -34,6 +34,11 @@ EXPECTED = {
               "ib": [("nccl.env", n, 1, [("inventory.yaml", 9, 14)]) for n in (1, 2)],
               "tcpx": [("nccl.env", n, 1, [("inventory.yaml", 7, 14)]) for n in (1, 2)],
               "sharp": [("nccl.env", 2, 1, [("inventory.yaml", 10, 10)])]},
+    # issue 12: the NIC's priority for the RoCE DSCP / the ToS the NIC forces (NCCL_IB_TC=41 then never
+    # reaches the wire: no XC601)
+    "XC610": {"bad": [("nic.yaml", 5, 24, [("inventory.yaml", 10, 30), ("switches/leaf01.yaml", 3, 24),
+                                           ("nic.yaml", 4, 6)])],
+              "forced": [("nic.yaml", 5, 16, [("inventory.yaml", 10, 16)])]},
 }
 
 

@@ -1,0 +1,2 @@
+"""NIC2xx: the host end of RoCE (ConnectX QoS and DCQCN), alone and joined with the switches, the
+inventory and NCCL. Who owns which break of the RoCE path: :mod:`netlint.nic.roce`."""
