@@ -6,13 +6,19 @@ holding an env block that names an NCCL-looking variable. Two shapes of env bloc
 
 - a map of variables, ``env: {NCCL_DEBUG: "WARN"}``: every key a variable name and every value a scalar,
   under a key with ``env`` in its name (``env``, ``extraEnv``, ``envVars``, …) or with upper-case names
-  only (``NCCL_IB_HCA``), so ``image: {repository: …}`` never reads as one;
+  only (``NCCL_IB_HCA``), so ``image: {repository: …}`` never reads as one; a feature block with one
+  on/off switch beside upper-case names (``sharp: {enabled: true, NCCL_COLLNET_ENABLE: "1"}``) is one
+  too — the switch is the chart's, not a variable, and ``enabled: false`` marks the block's settings
+  ``conditional`` (listed, not judged);
 - a list of ``{name:, value:}`` mappings, as in a pod spec (``valueFrom`` is Unknown).
 
 One :class:`NcclEnv` per block (format ``helm``, ``how`` = ``helm``, ``scope`` = its dotted path such as
 ``ncclTest.env``). The chart's templates decide how a value reaches the pod (``| quote``, ``toYaml``):
-a number or boolean is taken as the text written, a null or ``{{ … }}`` value is Unknown. Values given
-at install time (``--set``, other values files) are not seen: these are the chart's defaults.
+a number or boolean is taken as the text written, a ``{{ … }}`` value is Unknown. A null in a map
+(``NCCL_MIN_NCHANNELS: null``) is no setting: in an override file it deletes the key from the values
+below it (Helm docs, "Values Files", section "Deleting a default key": overriding a key with null
+removes it from the merged values, https://helm.sh/docs/chart_template_guide/values_files/), so
+nothing is judged or fixed there. Values given at install time (``--set``, other values files) are not seen.
 
 Chart templates (``templates/*.yaml`` with ``{{ }}``) are not YAML until rendered: not read as configs;
 one NL012 (info) where such a template names an NCCL variable, so the file is not skipped silently.
@@ -119,7 +125,22 @@ def _env_map(key: Any, node: Any) -> bool:
         return False
     if not any(NCCLISH.fullmatch(n) for n in names):
         return False
-    return "env" in str(key).lower() or all(_UPPER.match(n) for n in names)
+    if "env" in str(key).lower() or all(_UPPER.match(n) for n in names):
+        return True
+    # a feature block: `sharp: {enabled: true, NCCL_COLLNET_ENABLE: "1", SHARP_COLL_…: …}` — upper-case
+    # variable names beside one on/off switch, which is the chart's, not a variable
+    toggles = _toggles(node)
+    return len(toggles) == 1 and all(_UPPER.match(n) for n in names if n not in toggles) and len(names) >= 2
+
+
+# keys a chart uses to switch a block of settings on or off (`enabled: true`)
+_TOGGLE_KEYS = ("enabled", "enable")
+
+
+def _toggles(node: Any) -> dict[str, Any]:
+    """The on/off keys of a map (``enabled: true``): a lower-case switch name with a YAML boolean."""
+    return {str(k): v for k, v in node.items()
+            if str(k) in _TOGGLE_KEYS and isinstance(v.value, bool)}
 
 
 def _env_list(node: Any) -> bool:
@@ -151,11 +172,18 @@ def _env(file: str, text: str, path: tuple, key: Any, block: Any):
 
     variables = []
     if isinstance(block, MapNode):
+        toggles = _toggles(block) if not ("env" in str(path[-1]).lower() if path else False) else {}
+        off = ["conditional"] if any(t.value is False for t in toggles.values()) else []
         for k, v in block.items():
+            if k in toggles or v.value is None:
+                # a null deletes the key from the values it overrides (Helm docs, "Values Files",
+                # "Deleting a default key"): no setting, and no fix may bring a value back
+                continue
             ks = block.keys_at[k]
             variables.append(NcclVar(name=Scalar(str(k), ks.span, ks.raw, ks.quoted), value=_value(text, v, k),
-                                     how="helm", statement=Span(file, ks.span.line, ks.span.col, v.span.end_line,
-                                                                v.span.end_col, ks.span.start, v.span.end)))
+                                     how="helm", flags=list(off),
+                                     statement=Span(file, ks.span.line, ks.span.col, v.span.end_line,
+                                                    v.span.end_col, ks.span.start, v.span.end)))
     elif isinstance(block, SeqNode):
         for item in block:
             name = item["name"]
