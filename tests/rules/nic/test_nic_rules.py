@@ -304,3 +304,15 @@ def test_every_nic_rule_has_docs_with_sources():
     for code, rule in rules.items():
         for part in ("What", "Why", "Bad", "Good", "Fix", "Source"):
             assert part in rule.docs(), f"{code} docs lack {part}"
+
+
+def test_example_nic_file_shows_its_fault():
+    from conftest import ROOT, run_lint
+
+    report = run_lint(ROOT / "examples")
+    found = [f for f in report.findings if f.file == "nics/gpu-nodes.yaml"]
+    assert [(f.code, at(f)) for f in found] == [("NIC205", (17, 16))]
+    f = found[0]
+    assert "DSCP 4 (firmware, implied by roceOptimized.enabled" in f.message and "CNP DSCP is 48" in f.message
+    assert related_files(f) == {"inventory.yaml", "switches/leaf01/config_db.json"}
+    assert not [x for x in report.findings if x.code.startswith("NIC") and x is not f]
