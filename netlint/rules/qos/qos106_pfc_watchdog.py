@@ -86,6 +86,8 @@ class PfcWatchdog(Rule):
         partial: dict[tuple, list[tuple[Port, list[int]]]] = {}
         missing: list[Port] = []
         for port in lossless_ports(sw):
+            if _undeclared(sw, port):
+                continue   # NL011 already says the PORT_QOS_MAP entry names no port
             w = port.watchdog
             pfc = port.pfc_set()
             if sw.format in ("sonic", "sonic-yang"):
@@ -139,3 +141,13 @@ class PfcWatchdog(Rule):
             yield self.finding(
                 f"PFC watchdog is off on {len(missing)} lossless port(s) ({names(p.name for p in missing)})",
                 span, key=f"{sw.name}:pfcwd:off", fix=fix, severity=Severity.WARNING)
+
+
+def _undeclared(sw: SwitchQos, port: Port) -> bool:
+    """A SONiC port known only from its PORT_QOS_MAP entry while the file has a PORT table (or is a
+    whole config_db): NL011 reports that reference, and a watchdog finding on it would follow on."""
+    if sw.format != "sonic" or not ("PORT" in sw.tables or sw.complete):
+        return False
+    rel = port.path[len(sw.path):]
+    head = str(rel[0]) if rel else ""
+    return not (head == "PORT" or head.startswith("PORT|"))
