@@ -167,11 +167,12 @@ def test_separate_fragments_say_nothing_about_each_other(tmp_path):
 
 def test_a_folder_with_qos_json_and_buffers_json_is_one_switch(tmp_path):
     report = lint_repo(tmp_path, {"leaf09/qos.json": QOS, "leaf09/buffers.json": BUFFERS,
-                                  "renders/qos-a.json": QOS, "renders/buffers-a.json": BUFFERS})
+                                  "renders/qos-a.json": QOS, "renders/buffers-b.json": BUFFERS})
     f = only(report, "QOS101")
     assert (f.file, at(f)) == ("leaf09/buffers.json", (8, 9))
     names = sorted((s.name, s.files) for s in report.workspace.switches)
-    assert names == [("buffers-a", ()), ("leaf09", ("leaf09/buffers.json", "leaf09/qos.json")), ("qos-a", ())]
+    # renders of two SKUs (a, b) are two switches (same-SKU pairs: tests/test_switch_sku_pairs.py)
+    assert names == [("buffers-b", ()), ("leaf09", ("leaf09/buffers.json", "leaf09/qos.json")), ("qos-a", ())]
 
 
 def test_conflicting_values_later_file_wins_and_the_loser_is_reported(tmp_path):

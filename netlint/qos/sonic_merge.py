@@ -8,8 +8,12 @@ Which files make one switch:
   ``qos.json``: those are the names of the two templates every SONiC SKU folder renders together for
   one switch (``config qos reload`` renders ``buffers.json.j2`` and ``qos.json.j2`` and loads the two
   results with one ``sonic-cfggen -j <buffers> -j <qos> --write-to-db``: sonic-net/sonic-utilities@691b1bbc
-  ``config/main.py`` L3817-3849). Other names are not paired: a folder of renders for several SKUs
-  (``qos-<sku>.json``, ``buffers-<sku>.json``) holds different switches.
+  ``config/main.py`` L3817-3849);
+* likewise ``qos-<sku>.json`` with ``buffers-<sku>.json`` (or ``buffer-<sku>.json``: sonic-buildimage's
+  rendered samples use both spellings, sonic-net/sonic-buildimage@086b03bd
+  ``src/sonic-config-engine/tests/sample_output/py3/``) when the ``<sku>`` parts are the same string
+  and the folder holds exactly one of each for that SKU: a folder of renders for several SKUs holds one
+  switch per SKU, and anything ambiguous stays unpaired.
 
 How: tables, entries and fields are merged in file order and a later file's field wins, as
 ``sonic-cfggen``'s ``deep_update`` does for each ``-j`` file (sonic-net/sonic-buildimage@086b03bd
@@ -25,6 +29,7 @@ Files of other switch formats cannot be merged with CONFIG_DB and stay switches 
 from __future__ import annotations
 
 import os
+import re
 from typing import TYPE_CHECKING, Any
 
 from netlint.findings import Finding, Related, Severity
@@ -35,6 +40,7 @@ if TYPE_CHECKING:
     from netlint.workspace import Workspace
 
 PAIR = ("buffers.json", "qos.json")  # merge order of a folder pair
+SKU_PAIR = re.compile(r"(qos|buffers?)-(.+)\.json\Z")   # qos-<sku>.json, buffers-<sku>.json
 
 
 def merge_switches(ws: "Workspace", results: list[Any], findings: list[Finding]) -> None:
@@ -86,16 +92,24 @@ def _inventory_groups(ws: "Workspace", by_file: dict, findings: list[Finding]) -
 
 def _folder_groups(ws: "Workspace", by_file: dict, listed: set[str]) -> list[tuple[str, list]]:
     folders: dict[str, dict[str, str]] = {}
+    skus: dict[tuple[str, str], dict[str, list[str]]] = {}   # (folder, sku) -> side -> files
     for rel in by_file:
         folder, _, base = rel.rpartition("/")
         if base in PAIR:
             folders.setdefault(folder, {})[base] = rel
+        m = SKU_PAIR.match(base)
+        if m:
+            side = PAIR[1] if m.group(1) == "qos" else PAIR[0]
+            skus.setdefault((folder, m.group(2)), {}).setdefault(side, []).append(rel)
     named = {nf_rel for nf_rel in _named_rels(ws)} | listed
     out = []
     for folder, files in sorted(folders.items()):
         if len(files) == 2 and not (set(files.values()) & named):
             name = os.path.basename(folder) or "switch"
             out.append((name, [(files[b], None) for b in PAIR]))
+    for (folder, sku), sides in sorted(skus.items()):
+        if all(len(sides.get(b, ())) == 1 for b in PAIR) and not ({sides[b][0] for b in PAIR} & named):
+            out.append((sku, [(sides[b][0], None) for b in PAIR]))
     return out
 
 
