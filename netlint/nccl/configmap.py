@@ -10,7 +10,13 @@ An entry is read by what it is, from its key and content:
 - ``*.env`` keys and values made only of ``KEY=VALUE`` lines: an env file (format ``dotenv``);
 - a key that is itself an NCCL-looking variable (``NCCL_DEBUG: INFO``): such entries become variables of
   the containers that use the ConfigMap through ``envFrom`` (Kubernetes "Configure all key-value pairs in
-  a ConfigMap as container environment variables"), read as one ``k8s`` env with ``how`` = ``configmap``.
+  a ConfigMap as container environment variables"), read as one ``k8s`` env with ``how`` = ``configmap``;
+- a Kubernetes manifest kept as text (key ``*.yaml``/``*.yml``, or text whose lines start with
+  ``apiVersion:`` and ``kind:``; OCI's health checks keep MPIJobs that a CronJob applies this way): read
+  by the manifest loader's own reader (``env:``, ``command:``/``args:``, ``bash -c`` scripts) as if it
+  were a file, every span moved into the block scalar (:mod:`netlint.nccl.embedded`), scope
+  ``ConfigMap/<name>/<key>/<object>``. Only objects (``apiVersion`` + ``kind``) are read, and a
+  ConfigMap held in one is not opened again.
 
 Scope: ``ConfigMap/<name>/<key>``. Which pod mounts the ConfigMap is not followed.
 """
@@ -21,6 +27,8 @@ import re
 from typing import Any, Iterator
 
 _ENV_LINE = re.compile(r"\s*(?:export\s+)?[A-Za-z_][A-Za-z0-9_]*=")
+_MANIFEST = re.compile(r"^apiVersion:\s*\S", re.M)
+_KIND = re.compile(r"^kind:\s*\S", re.M)
 _SHEBANG = re.compile(r"\A#!\s*\S*(?:/|\s)(?:env\s+)?(?:ba|z|k|da)?sh\b")
 
 
@@ -32,6 +40,8 @@ def entry_kind(key: str, text: str) -> str | None:
     low = key.lower()
     if low.endswith((".sh", ".bash")) or _SHEBANG.match(text):
         return "shell"
+    if (low.endswith((".yaml", ".yml")) or _KIND.search(text)) and _MANIFEST.search(text):
+        return "manifest"
     if is_conf_name(key):
         return "nccl.conf"
     if is_env_name(key):
@@ -98,9 +108,56 @@ def configmap_envs(file: str, text: str, index: Any, root: Any) -> Iterator[Any]
         kind = entry_kind(k, node.value)
         if kind is None:
             continue
+        if kind == "manifest":
+            yield from manifest_envs(file, text, node, index, f"{label}/{k}")
+            continue
         env, findings = read_embedded(kind, file, text, node, index, f"{label}/{k}")
         yield from findings
         if env is not None:
             yield env
     if keyed:
         yield NcclEnv(file=file, format="k8s", scope=label, span=first, variables=keyed)
+
+
+def manifest_envs(file: str, text: str, node: Any, index: Any, scope: str) -> Iterator[Any]:
+    """The NcclEnvs (and findings) of the manifest text in ConfigMap entry ``node``, located in ``file``."""
+    from netlint.findings import Finding, Severity
+    from netlint.located import ParseError, Span
+    from netlint.loaders.nccl_k8s import _envs_of, doc_kind
+    from netlint.nccl.build import LineIndex
+    from netlint.nccl.embedded import INNER, ScalarText, relocate
+    from netlint.parsing import parse_yaml
+
+    st = ScalarText(text, node, index)
+    if not st.located:
+        yield Finding("NL012", "manifest text in this ConfigMap entry not checked: netlint could not locate its "
+                      "characters in the file (an unusual YAML style)", node.span, Severity.INFO,
+                      key=f"embedded:{scope}")
+        return
+    try:
+        docs = parse_yaml(INNER, st.value)
+    except ParseError as exc:
+        yield Finding("NL012", f"manifest text in this ConfigMap entry not checked: it does not parse as YAML "
+                      f"({exc.message})", _move(st, node, exc.span), Severity.INFO, key=f"embedded:{scope}")
+        return
+
+    def move(s: Span) -> Span:
+        return _move(st, node, s)
+
+    inner = LineIndex(INNER, st.value)
+    for doc in docs:
+        if doc_kind(doc.root) != "object":
+            continue
+        for item in _envs_of(INNER, st.value, inner, doc.root):
+            if isinstance(item, Finding):
+                yield Finding(item.code, item.message, move(item.span) if item.span.file == INNER else item.span,
+                              item.severity, key=item.key)
+                continue
+            env = relocate(item, move, file, text, f"{scope}/{item.scope}" if item.scope else scope)
+            env.span = move(item.span) if item.span is not None and item.span.file == INNER else node.span
+            yield env
+
+
+def _move(st: Any, node: Any, s: Any) -> Any:
+    """A span of the entry's text (file ``INNER``) → the same characters in the YAML file."""
+    return st.span(s.start, s.end) if s.start >= 0 else node.span
