@@ -74,6 +74,11 @@ def roce_transport(ws: "Workspace") -> bool:
         return False
 
 
+def other_transport(ws: "Workspace") -> bool:
+    """The inventory says the fabric is not RoCE (InfiniBand, EFA, plain Ethernet): RoCE QoS is moot."""
+    return ws.inventory is not None and not roce_transport(ws)
+
+
 def intent(ws: "Workspace"):
     from netlint.qos.common import intent as qos_intent
 

@@ -45,7 +45,7 @@ class PfcVectorMismatch(Rule):
     def check(self, ws) -> Iterator[Finding]:
         from netlint.nic import roce
 
-        if ws.inventory is None:
+        if not roce.roce_transport(ws):
             return
         sws = roce.switches(ws)
         for nic in ws.nics:

@@ -43,6 +43,8 @@ class RocePriorityWithoutPfc(Rule):
         from netlint.nic import roce
         from netlint.nic.fixes import pfc_fix
 
+        if roce.other_transport(ws):
+            return
         for nic in ws.nics:
             vec = nic.pfc.value
             if vec is None or not vec.value or roce.fabric_priorities(ws, nic):

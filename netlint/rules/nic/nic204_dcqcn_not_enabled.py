@@ -46,6 +46,8 @@ class DcqcnNotEnabled(Rule):
     def check(self, ws) -> Iterator[Finding]:
         from netlint.nic import roce
 
+        if roce.other_transport(ws):
+            return
         for nic in ws.nics:
             if not nic.rp_enable and not nic.np_enable:
                 continue

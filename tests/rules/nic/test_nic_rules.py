@@ -316,3 +316,27 @@ def test_example_nic_file_shows_its_fault():
     assert "DSCP 4 (firmware, implied by roceOptimized.enabled" in f.message and "CNP DSCP is 48" in f.message
     assert related_files(f) == {"inventory.yaml", "switches/leaf01/config_db.json"}
     assert not [x for x in report.findings if x.code.startswith("NIC") and x is not f]
+
+
+def test_nic_files_that_force_the_class_take_nccl_ib_tc_off_xc601(tmp_path):
+    import shutil
+
+    from conftest import run_lint
+
+    src = Path(__file__).resolve().parents[1] / "xc" / "XC610" / "forced"
+    report = run_lint(src)   # NCCL_IB_TC=41 never reaches the wire: the NIC forces ToS 40
+    assert not hits(report, "XC601") and [at(f) for f in hits(report, "XC610")] == [(5, 16)]
+    shutil.copytree(src, tmp_path / "r")
+    nic = tmp_path / "r" / "nic.yaml"
+    nic.write_text(nic.read_text().replace("traffic_class: 40\n", ""))
+    report = run_lint(tmp_path / "r")
+    assert [(f.file, at(f)) for f in hits(report, "XC601")] == [("nccl.env", (2, 12))] and not hits(report, "XC610")
+
+
+@pytest.mark.parametrize("code,nic", [
+    ("NIC202", "nic: a\ntrust: dscp\npfc: [4]\n"),
+    ("NIC204", "nic: a\ntrust: dscp\npfc: [3]\ndcqcn:\n  rp_enable: [4]\n  np_enable: [3]\n"),
+])
+def test_fabric_checks_are_silent_when_the_inventory_is_not_roce(tmp_path, code, nic):
+    report = lint_repo(tmp_path, {"inventory.yaml": inventory(transport="infiniband"), "nic.yaml": nic})
+    assert not hits(report, code)
