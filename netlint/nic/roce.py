@@ -220,14 +220,15 @@ class Landing:
     switch: Any
     tc: int
     span: Span
-    defaulted: bool            # not in a SONiC map: the port's default TC 0
+    defaulted: bool            # not in a SONiC map: the port's default TC 0 (SAI QOS_DEFAULT_TC)
     lossless: bool
+    ports: tuple = ()          # the ports whose map this is
 
 
 def landings(sw, dscp: int) -> list[Landing]:
     """Where ``dscp`` lands on ``sw`` per bound DSCP→TC map (unknown entries skipped, as XC601)."""
     out = []
-    for tc, span, _ in sw.dscp_to_tc(dscp):
+    for tc, span, ports in sw.dscp_to_tc(dscp):
         if span is None:
             continue
         if tc is None:
@@ -236,7 +237,7 @@ def landings(sw, dscp: int) -> list[Landing]:
             tc, defaulted = 0, True
         else:
             defaulted = False
-        out.append(Landing(sw, tc, span, defaulted, sw.pfc_enabled_on(tc)))
+        out.append(Landing(sw, tc, span, defaulted, sw.pfc_enabled_on(tc), tuple(ports)))
     return out
 
 

@@ -38,19 +38,11 @@ def _switches(ws):
 
 
 def _landing(sw, dscp):
-    """[(tc, span, ports)] where ``dscp`` lands on ``sw``; a DSCP missing from a bound SONiC map goes to
-    the default TC 0 (SAI QOS_DEFAULT_TC); elsewhere a missing entry is unknown and skipped."""
-    out = []
-    for tc, span, ports in sw.dscp_to_tc(dscp):
-        if span is None:
-            continue
-        if tc is None:
-            if not sw.format.startswith("sonic"):
-                continue
-            out.append((0, span, ports, True))
-        else:
-            out.append((tc, span, ports, False))
-    return out
+    """[(tc, span, ports, defaulted)] where ``dscp`` lands on ``sw`` (:func:`netlint.nic.roce.landings`:
+    a DSCP missing from a bound SONiC map goes to the default TC 0, elsewhere it is unknown and skipped)."""
+    from netlint.nic.roce import landings
+
+    return [(r.tc, r.span, r.ports, r.defaulted) for r in landings(sw, dscp)]
 
 
 def _pfc(sw) -> str:
