@@ -110,7 +110,8 @@ def peers(ws: "Workspace", nic: "NicQos") -> list["NicQos"]:
         for _, nics in groups(w):
             for a in nics:
                 row = out.setdefault(id(a), [a])
-                row += [b for b in nics if b is not a and b not in row and one_nic(a, b) and _same_nic(a, b)]
+                row += [b for b in nics if b is not a and b not in row and one_nic(a, b, w.inventory is None)
+                        and _same_nic(a, b)]
         return out
 
     return ws.derived("nic.peers", compute).get(id(nic), [nic])
@@ -119,10 +120,20 @@ def peers(ws: "Workspace", nic: "NicQos") -> list["NicQos"]:
 OPERATOR = ("nicop-template", "spectrum-x-profile")
 
 
-def one_nic(a: "NicQos", b: "NicQos") -> bool:
+def one_nic(a: "NicQos", b: "NicQos", strict: bool = False) -> bool:
     """Whether two files can speak of one NIC: not two NIC Configuration Operator documents (each
-    template selects its own NICs by ``nicSelector``; a profile applies only where a template enables it)."""
-    return a.file == b.file or not (a.format in OPERATOR and b.format in OPERATOR)
+    template selects its own NICs by ``nicSelector``; a profile applies only where a template enables it).
+    ``strict`` (no inventory binds the files to a node group): only files that name the same interface
+    or device — files lying side by side may come from different hosts or clusters."""
+    if a.file == b.file:
+        return True
+    if a.format in OPERATOR and b.format in OPERATOR:
+        return False
+    if not strict:
+        return True
+    pairs = [(getattr(a, k), getattr(b, k)) for k in ("interface", "device")]
+    known = [(x.value, y.value) for x, y in pairs if x is not None and y is not None]
+    return bool(known) and all(x == y for x, y in known)
 
 
 def first(nics: Iterable["NicQos"], get: Callable[["NicQos"], Any]) -> Any:

@@ -13,7 +13,8 @@ class FirmwareRuntimeConflict(Rule):
     """A NIC parameter has one value in firmware (NV config) and another at runtime.
 
     What: for the same NIC port — one file, or files of one node group that can describe the same port
-    (same interface / device, same port or every port) — a parameter set in the firmware NV config
+    (same interface / device, same port or every port; without an inventory only files that name the same
+    interface or device) — a parameter set in the firmware NV config
     (`mlxconfig`, the operator's `rawNvConfig` or the values `roceOptimized` implies, NIC YAML
     `firmware:`) and at runtime (sysfs `ecn/roce_np|roce_rp/…`, debugfs `cc_params`, `mlnx_qos`, DMS)
     to different values: `CNP_DSCP_P1` vs `ecn/roce_np/cnp_dscp`, a `ROCE_CC_PRIO_MASK_P1` bit vs
@@ -50,20 +51,22 @@ class FirmwareRuntimeConflict(Rule):
     def check(self, ws) -> Iterator[Finding]:
         from netlint.nic import roce
         from netlint.nic.join import layer_conflicts
+        from netlint.nic.params import in_range
 
         it = roce.intent(ws)
-        files = {}
-        for n in ws.nics:
-            files.setdefault(n.file, n)
+        owner = {id(v): n for n in ws.nics for _, st in n.settings() for v in (st.firmware, st.runtime) if v is not None}
         sets = [nics for _, nics in roce.groups(ws)]
         bound = {id(n) for nics in sets for n in nics}
         sets += [[n] for n in ws.nics if id(n) not in bound]   # a file bound to no node group: alone
         pairs: dict[tuple, list] = {}
         for nics in sets:
             for name, fw, rt in layer_conflicts(nics):
-                a, b = files.get(fw.span.file), files.get(rt.span.file)
-                if a is not None and b is not None and not roce.one_nic(a, b):
-                    continue   # two operator documents select their own NICs
+                a, b = owner.get(id(fw)), owner.get(id(rt))
+                if a is not None and b is not None and not roce.one_nic(a, b, ws.inventory is None):
+                    continue   # two operator documents select their own NICs; without an inventory, files
+                    # that do not name the same NIC may come from different hosts
+                if name.startswith("dcqcn.") and False in (in_range(name[6:], fw.value), in_range(name[6:], rt.value)):
+                    continue   # a value outside its documented range is NIC207's
                 want = getattr(it, _INTENT[name], None) if name in _INTENT else None
                 if want is not None and rt.value != want.value:
                     continue

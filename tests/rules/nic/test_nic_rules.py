@@ -340,3 +340,13 @@ def test_nic_files_that_force_the_class_take_nccl_ib_tc_off_xc601(tmp_path):
 def test_fabric_checks_are_silent_when_the_inventory_is_not_roce(tmp_path, code, nic):
     report = lint_repo(tmp_path, {"inventory.yaml": inventory(transport="infiniband"), "nic.yaml": nic})
     assert not hits(report, code)
+
+
+def test_nic206_without_inventory_joins_only_files_that_name_one_nic(tmp_path):
+    # mlxconfig names device 0000:1a:00.0, the sysfs dump interface ens1np0: side by side, not one NIC
+    files = {"fw.txt": (FIXTURES / "mlxconfig-cx7.txt").read_text(), "ecn.txt": (FIXTURES / "sysfs-ecn.txt").read_text()}
+    assert not hits(lint_repo(tmp_path / "a", files), "NIC206")
+    # the debugfs listing names the same PCI function: its CNP DSCP 48 meets the firmware's 26
+    files = {"fw.txt": files["fw.txt"], "cc.txt": (FIXTURES / "sysfs-values.txt").read_text()}
+    got = [(f.file, at(f), f.message.split(":")[0]) for f in hits(lint_repo(tmp_path / "b", files), "NIC206")]
+    assert got == [("fw.txt", (35, 73), "cnp_dscp")]   # dce_tcp_g 2048 is out of range: NIC207's
