@@ -9,8 +9,8 @@ from netlint.rules.base import Rule
 class RocePathBreak(Rule):
     """The RoCE path breaks between the NIC and the fabric: the NIC's class or priority is not the fabric's.
 
-    What: the two NIC↔fabric hops of the RoCE path no other rule owns (the full ownership table is in
-    `netlint path`'s docs and :mod:`netlint.nic.roce`):
+    What: the two NIC↔fabric hops of the RoCE path no other rule owns (`netlint path` shows every hop
+    and the rule that owns each break; the table is in `netlint/nic/roce.py`):
     - a ToS the NIC forces on all RoCE traffic (mlx5 global traffic class; the NIC Configuration
       Operator's `qos.tos` when no launch sets `NCCL_IB_TC`) whose DSCP is not the inventory's RoCE DSCP
       (`fabric.roce.dscp`), or, without one, lands in a class an inventory switch does not PFC-protect.
