@@ -31,6 +31,9 @@ def add_parser(sub) -> None:
     p.add_argument("--config", type=Path, help="configuration file (default: found upward)")
     p.add_argument("--mfu", type=float, help="compute efficiency: share of dense peak the FLOPs run at "
                                              "(default: config or 0.40)")
+    p.add_argument("--advise", action="store_true",
+                   help="rank the TP/PP/VPP/CP/EP/DP layouts that fit memory and the NVLink domain (docs/model.md)")
+    p.add_argument("--top", type=int, default=5, help="layouts --advise shows (0: all; default 5)")
 
 
 def run(args) -> int:
@@ -49,8 +52,18 @@ def run(args) -> int:
     mfu = args.mfu or ws.config.settings.mfu
     budget = float(ws.config.rule_options("FAB504").get("budget", DEFAULT_BUDGET))
     models = [analyze(j, ws.inventory, mfu) for j in training_jobs(ws)]
+    advise = getattr(args, "advise", False)
     if args.format == "json":
-        sys.stdout.write(json.dumps({"jobs": [_as_json(m, budget) for m in models]}, indent=2) + "\n")
+        jobs = [_as_json(m, budget) for m in models]
+        if advise:
+            from netlint.commands.model_advise import advice_json
+            for d, m in zip(jobs, models):
+                d["advice"] = advice_json(ws, m.job, mfu, args.top)
+        sys.stdout.write(json.dumps({"jobs": jobs}, indent=2) + "\n")
+    elif advise and models:
+        from netlint.commands.model_advise import advice_text
+        sys.stdout.write("".join(_as_text([m], ws.inventory is not None, budget).rstrip("\n") + "\n"
+                                 + advice_text(ws, m.job, mfu, args.top) for m in models))
     else:
         sys.stdout.write(_as_text(models, ws.inventory is not None, budget))
     return 0

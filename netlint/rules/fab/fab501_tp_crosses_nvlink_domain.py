@@ -1,7 +1,8 @@
 from __future__ import annotations
 
-from netlint.findings import Fix, Severity, replace_span
+from netlint.findings import Fix, Severity
 from netlint.rules.base import Rule
+from netlint.rules.fab.advised import advised_fix, edit_value
 from netlint.rules.fab.common import gb, models, transport_name
 from netlint.rules.job.common import key, origin
 
@@ -22,9 +23,13 @@ class TpCrossesNvlinkDomain(Rule):
 
     **Bad**: ``--tensor-model-parallel-size 16`` on 8-GPU nodes **Good**: TP 8 and PP (or DP) × 2
 
-    **Fix**: TP down to the largest size that fits the domain and divides the heads, with PP multiplied
-    by the same factor when the layers allow it (the world size still holds; otherwise DP grows).
-    Unsafe: it changes the training run.
+    **Fix**: the layout advisor's first choice (``netlint model --advise``): of the TP / PP / VPP / CP /
+    EP splits of the same world that the model allows, keep TP inside the NVLink domain and fit in GPU
+    memory, the one with the shortest modelled step that keeps the global batch and can be written as
+    edits of the sizes the launch states (Megatron-LM and NeMo, where DP follows the world). Without a
+    model shape or batch: TP down to the largest size that fits the domain and divides the heads, PP
+    multiplied by the same factor when the layers allow it (otherwise DP grows). Unsafe: it changes
+    the training run.
 
     **Source**: NVIDIA/Megatron-LM@d98e8a64 `megatron/core/parallel_state.py` L617 (default rank
     order `tp-cp-ep-dp-pp`, TP fastest); Narayanan et al., "Efficient Large-Scale Language Model
@@ -59,10 +64,12 @@ class TpCrossesNvlinkDomain(Rule):
                     msg += (f"; {dim.exposed_s:.2f} s of TP communication exposed per step beside "
                             f"{m.estimate.compute_s:.2f} s of compute at {m.mfu:.0%} of peak")
                 msg += ")"
-            yield self.finding(msg, job.tp.span, key=key(job, "tp-domain"), fix=self._fix(ws, job, domain),
+            fix = advised_fix(ws, job) or self._fix(ws, job, domain)
+            yield self.finding(msg, job.tp.span, key=key(job, "tp-domain"), fix=fix,
                                related=origin(job.tp, "TP written here"))
 
     def _fix(self, ws, job, domain: int):
+        """Without the advisor (no shape or batch): TP into the domain, PP × the same factor."""
         tp = job.int("tp")
         heads = job.int("heads")
         new = next((t for t in range(min(tp, domain), 0, -1)
@@ -71,7 +78,7 @@ class TpCrossesNvlinkDomain(Rule):
             return None
         factor = tp // new
         edits = []
-        e = _edit(ws, job.tp, str(new))
+        e = edit_value(ws, job.tp, str(new))
         if e is None:
             return None
         edits.append(e)
@@ -79,7 +86,7 @@ class TpCrossesNvlinkDomain(Rule):
         desc = f"TP {tp} → {new}"
         if job.pp is not None and "pp" not in job.defaulted and pp is not None and L is not None \
                 and L % (pp * factor) == 0:
-            e2 = _edit(ws, job.pp, str(pp * factor))
+            e2 = edit_value(ws, job.pp, str(pp * factor))
             if e2 is not None:
                 edits.append(e2)
                 desc += f", PP {pp} → {pp * factor} (world size unchanged)"
@@ -87,11 +94,3 @@ class TpCrossesNvlinkDomain(Rule):
             desc += f" (DP grows ×{factor}; world size unchanged)"
         return Fix(desc, tuple(edits), safe=False)
 
-
-def _edit(ws, s, new: str):
-    """Edit the literal where the value was written (the assignment when it came through a variable)."""
-    target = getattr(s, "origin", None) or s.span
-    text = ws.text(target.file)
-    if text is None or target.start < 0 or text[target.start:target.end] != str(s.value):
-        return None
-    return replace_span(target, new, text)

@@ -3,6 +3,7 @@ from __future__ import annotations
 from netlint.fabric.step import DEFAULT_BUDGET, required_gbps
 from netlint.findings import Related, Severity
 from netlint.rules.base import Rule
+from netlint.rules.fab.advised import advised_fix
 from netlint.rules.fab.common import dimension_words, gb, models
 from netlint.rules.job.common import key
 
@@ -35,7 +36,10 @@ class NicBandwidth(Rule):
     **Fix**: keep TP (and CP, EP where possible) inside the NVLink domain; turn on the overlap the
     framework has (``--overlap-grad-reduce``/``--overlap-param-gather``, ``--tp-comm-overlap``,
     DeepSpeed ``overlap_comm``); reduce gradients in bf16 (``--grad-reduce-in-bf16``,
-    ``communication_data_type``); or faster NICs. ``netlint model`` shows each dimension's need.
+    ``communication_data_type``); or faster NICs. ``netlint model`` shows each dimension's need. The
+    unsafe fix is the layout advisor's best split (``netlint model --advise``) that this rule would not
+    report, runs faster than the layout as written, keeps the world and the global batch, and changes
+    only the TP / PP / VPP / CP / EP sizes the launch writes (Megatron-LM and NeMo).
 
     **Options**: ``[tool.netlint.rules.FAB504] budget = 0.5`` (exposed time the NICs may add, share
     of the compute; default 0.5: the job still runs at ≥ 2/3 of its compute-bound speed),
@@ -94,7 +98,20 @@ class NicBandwidth(Rule):
                     msg += f"; also {', '.join(others)}"
             rel = [Related(ws.inventory.node_groups[0].nics[0].speed.span, "NIC speed")] \
                 if ws.inventory.node_groups and ws.inventory.node_groups[0].nics else []
-            yield self.finding(msg, _span(job, dim), key=key(job, "nic-bw"), related=rel)
+            fix = advised_fix(ws, job, accept=lambda c: _within(c, m, limit, budget), better_than_current=True)
+            yield self.finding(msg, _span(job, dim), key=key(job, "nic-bw"), related=rel, fix=fix)
+
+
+def _within(c, m, limit: float, budget: float) -> bool:
+    """A candidate layout this rule would not report: each dimension's need and the hard limit."""
+    est = c.estimate
+    if est is None:
+        return False
+    window = est.compute_s + est.bubble_s
+    if window and sum(d.fabric for d in est.dims.values()) / window / 1e9 > limit:
+        return False
+    needs = (required_gbps(d, est, m.nvlink_gbps, budget) for d in est.dims.values() if d.fabric > 0)
+    return all(n is None or n <= limit for n in needs)
 
 
 def _span(job, dim: str | None):

@@ -58,8 +58,32 @@ def test_fab501_tp16_on_8gpu_nodes(tmp_path, script, pos, origin):
     assert "TP=16 spans nodes over RoCE (NVLink domain is 8 GPUs)" in f.message
     assert (f.related[0].span.line, f.related[0].span.col) == origin
     assert f.fix is not None and not f.fix.safe
-    assert [e.replacement for e in f.fix.edits] == ["8", "4"]     # TP 16→8, PP 2→4: world size holds
+    # the layout advisor's best split that the launch's words can express (netlint.fabric.advisor)
+    assert [e.replacement for e in f.fix.edits] == ["2"]          # TP 16→2, PP stays 2, DP 1→8
+    assert f.fix.description.startswith("advised layout TP 2 PP 2 DP 8: TP 16 → 2, DP 1 → 8 (world size and "
+                                        "global batch 64 unchanged")
     assert f.fix.edits[0].span.line == origin[0]                  # edits the assignment
+
+
+def test_fab501_fix_outside_megatron_keeps_the_old_rule(tmp_path):
+    """Megatron-DeepSpeed's batch also lives in the DeepSpeed config, so no advised layout: TP into the
+    domain, PP × the same factor (the world size and DP hold)."""
+    script = VIA_VARIABLE.format(tp=16).replace("--bf16", "--bf16 --deepspeed")
+    report = lint_repo(tmp_path, {"inventory.yaml": inv(), "train.sh": script})
+    f = only(report, "FAB501")
+    assert [e.replacement for e in f.fix.edits] == ["8", "4"]
+    assert f.fix.description == "TP 16 → 8, PP 2 → 4 (world size unchanged)"
+
+
+def test_fab501_advice_keeps_dp_when_the_global_batch_is_not_written(tmp_path):
+    """Megatron sets the global batch to micro batch × DP when it is not given (arguments.py L702-704 at
+    d98e8a64): a fix that changed DP would change the batch, so the advised layout keeps DP = 1."""
+    script = VIA_VARIABLE.format(tp=16).replace(" --global-batch-size 64", "")
+    report = lint_repo(tmp_path, {"inventory.yaml": inv(), "train.sh": script})
+    f = only(report, "FAB501")
+    assert "DP 1 →" not in f.fix.description and f.fix.description.endswith("GB per GPU)")
+    tp, pp = (int(e.replacement) for e in f.fix.edits)
+    assert tp <= 8 and tp * pp == 32
 
 
 @pytest.mark.parametrize("script", [VIA_VARIABLE, VIA_ARRAY])

@@ -3,8 +3,8 @@
 #SBATCH --ntasks-per-node=1
 #SBATCH --gpus-per-node=8
 
-TP=8   # tuned on the 16-GPU NVL box
-PP=4
+TP=2   # tuned on the 16-GPU NVL box
+PP=2
 
 torchrun --nnodes 4 --nproc-per-node 8 pretrain_gpt.py \
     --tensor-model-parallel-size $TP \
