@@ -33,6 +33,8 @@ class Workspace:
     switch_tables: list[Any] = field(default_factory=list)
     # Releases the repo pins (netlint.advisories.pins.PinSet: NGC tags, pip pins), for the ADV8xx rules.
     pins: list[Any] = field(default_factory=list)
+    # What runs printed (netlint.models.run.RunLog: NCCL debug logs, nccl-tests results), for RUN7xx.
+    runs: list[Any] = field(default_factory=list)
     sources: dict[str, "SourceFile"] = field(default_factory=dict)
     # Files the user asked about (None = all). pre-commit passes a subset; context files are
     # still loaded so cross-file rules see the whole picture.

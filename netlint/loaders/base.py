@@ -16,6 +16,7 @@ REGISTRY: dict[str, "Loader"] = {}
 
 # The workspace collections a loader can feed.
 KINDS = ("inventory", "switches", "nics", "nccl_envs", "jobs", "pins")  # pins: netlint.advisories
+KINDS += ("runs",)  # runs: netlint.models.run (NCCL debug logs, nccl-tests results)
 
 
 class Loader:

@@ -1,0 +1,67 @@
+"""Run evidence: NCCL debug logs (``NCCL_DEBUG=INFO``/``TRACE``/``VERSION``) and nccl-tests output.
+
+Recognised by content — NCCL's own line prefix ``host:pid:tid [dev] NCCL INFO`` anywhere in a line
+(after any launcher prefix), its bare version string, or nccl-tests' parameters line and result
+table — in files named like logs (``*.log``, ``*.txt``, ``*.out``, ``*.err``). One file may hold both
+(a test run with ``NCCL_DEBUG=INFO``). The text is walked once, line by line
+(:mod:`netlint.run.lines`); repeated records are bounded (:data:`netlint.models.run.MAX_RECORDS`) and
+what a bound left out is reported as NL012.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+from netlint.loaders.base import Loader
+from netlint.source import SourceFile
+
+SUFFIXES = (".log", ".txt", ".out", ".err")
+
+
+class RunLogLoader(Loader):
+    name = "run-log"
+    kind = "runs"
+    suffixes = SUFFIXES
+
+    def claims(self, src: SourceFile) -> bool:
+        from netlint.run.lines import sniff
+
+        return sniff(src.text)
+
+    def load(self, src: SourceFile) -> Iterator[Any]:
+        log = read_log(src.path, src.text, src.name)
+        yield from _bounds(log)
+        yield log
+
+
+def read_log(file: str, text: str, name: str = ""):
+    from netlint.located import Span
+    from netlint.models.run import RunLog
+    from netlint.run.lines import iter_lines, strip_launcher
+    from netlint.run.nccl_log import NcclReader
+    from netlint.run.nccl_tests import TestsReader
+
+    nccl = NcclReader(file)
+    tests = TestsReader(file, name)
+    lines = 0
+    for lineno, offset, line in iter_lines(text):
+        lines = lineno
+        if not line:
+            continue
+        body = strip_launcher(line)
+        if nccl.line(lineno, offset, line, body):
+            continue
+        tests.line(lineno, offset, line, body)
+    run = nccl.run if nccl.run.first is not None else None
+    return RunLog(file=file, span=Span(file, 1, 1, 1, 1, 0, 0), lines=lines, nccl=run, tests=tests.finish())
+
+
+def _bounds(log) -> Iterator[Any]:
+    from netlint.findings import Finding, Severity
+    from netlint.models.run import MAX_RECORDS
+
+    if log.nccl is None or not log.nccl.dropped:
+        return
+    what = ", ".join(f"{n} {name.replace('_', ' ')}" for name, n in sorted(log.nccl.dropped.items()))
+    yield Finding("NL012", f"log read in part: past {MAX_RECORDS} records of a kind the rest were only "
+                           f"counted ({what} left out)", log.span, Severity.INFO, key="run-log-bound")

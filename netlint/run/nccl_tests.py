@@ -1,0 +1,165 @@
+"""nccl-tests output (``all_reduce_perf`` …) into located :class:`~netlint.models.run.TestsRun` records.
+
+The shapes are nccl-tests' own ``printf`` formats, NVIDIA/nccl-tests@a0b82b22 (2.19.6) ``src/util.cu``
+unless another commit is named (v2.13.9 = c6afef0b, ``src/common.cu``):
+
+- ``# nccl-tests version %s nccl-headers=%d nccl-library=%d`` L623, ``# Collective test starting: %s``
+  L624 (the program name; older versions do not print it);
+- ``# nThread %d nGpus %d minBytes %ld maxBytes %ld step: %ld(%s) warmup iters: %d iters: %d agg
+  iters: %d validation: %d graph: %d unalign: %d`` L625 (v2.13.9 L875: without ``unalign``; older
+  without ``agg iters``/``graph``);
+- ``#  Rank %2d Group %2d Pid %6d on %10s device %2d [%04x:%02x:%02x] %s`` L687 (v2.13.9 L895:
+  ``[0x%02x]``; older without ``Group``): one line per rank, so ranks and hosts are counted here;
+- the header ``# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s …`` naming ``size count type redop root
+  time algbw busbw #wrong time algbw busbw #wrong`` (out-of-place, then in-place) L756-759, with
+  per-iteration columns ``i_min i_max i_p99 i_cv%`` when ``-I 1`` L746-751 — the columns are read
+  by their names, so every variant is understood;
+- each row ``%12li  %12li  %8s  %6s  %6s`` L457 then ``  %7s  %6s  %6s  %6g`` per placement L508
+  (``N/A`` when not checking, L510);
+- ``# %-20s : %d %s`` ``Out of bounds values`` ``OK|FAILED`` L777, ``# %-20s : %g %s`` ``Avg bus
+  bandwidth`` L778 (v2.13.9 L1055-1056: ``# Out of bounds values : %d %s``, ``# Avg bus bandwidth    : %g``).
+
+Bus bandwidth is nccl-tests' ``algbw × factor`` (``doc/PERFORMANCE.md``, "Bus bandwidth";
+``src/all_reduce.cu`` L60-64 …): the figure comparable with the hardware's link rate.
+"""
+
+from __future__ import annotations
+
+import re
+
+from netlint.models.run import MAX_RECORDS, Cell, Fact, TestDevice, TestRow, TestsRun
+from netlint.run.lines import Locator
+
+VERSION = re.compile(r"# nccl-tests version (\S+)")
+STARTING = re.compile(r"# Collective test starting: (\S+)")
+PARAMS = re.compile(r"# nThread (\d+) nGpus (\d+) minBytes (\d+) maxBytes (\d+) step: (\d+)\((\w+)\) "
+                    r"warmup iters: (\d+) iters: (\d+)(?: agg iters: (\d+))? validation: (\d+)"
+                    r"(?: graph: (\d+))?")
+DEVICE = re.compile(r"#\s+Rank\s+(\d+)(?:\s+Group\s+\d+)?\s+Pid\s+\d+\s+on\s+(\S+)\s+device\s+(\d+)\s+\[[^\]]*\]\s*(.*?)\s*$")
+OOB = re.compile(r"# Out of bounds values\s*: (\d+)")
+AVG = re.compile(r"# Avg bus bandwidth\s*: (\S+)")
+PROGRAM = re.compile(r"\b((?:all_reduce|all_gather|reduce_scatter|alltoall|alltoallv|broadcast|reduce|sendrecv|"
+                     r"gather|scatter|hypercube)_perf)(?:_mpi)?\b")
+ROW = re.compile(r"\s*\d+\s+\d+\s+\w+\s+\w+\s")
+TOKEN = re.compile(r"\S+")
+# Default columns (util.cu L757) for a table pasted without its header; v2.10 and older had no root.
+DEFAULT_COLUMNS = ("size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong",
+                   "time", "algbw", "busbw", "#wrong")
+TIMES = ("time", "cputime")
+
+
+def sniff(text: str) -> bool:
+    return ("# nThread " in text and "minBytes" in text) or ("busbw" in text and "algbw" in text and
+                                                              "# Avg bus bandwidth" in text)
+
+
+class TestsReader:
+    """Feed it lines (:meth:`line`); :attr:`runs` are the test runs found."""
+
+    def __init__(self, file: str, name: str):
+        self.runs: list[TestsRun] = []
+        self.loc = Locator(file)
+        self.program: Fact | None = None     # a program named before its parameters line (the command)
+        self.name_program = PROGRAM.search(name)
+        self.columns: tuple[str, ...] = ()
+
+    def _current(self, loc: Locator, body: int, line: str, fresh: bool = False) -> TestsRun:
+        cur = self.runs[-1] if self.runs else None
+        if cur is None or (fresh and (cur.rows or cur.params)):
+            cur = TestsRun(start=loc.span(body, len(line)))
+            if self.program is not None:
+                cur.program, self.program = self.program, None
+            self.runs.append(cur)
+        return cur
+
+    def line(self, lineno: int, offset: int, line: str, body: int) -> None:
+        loc = self.loc.at(lineno, offset)
+        text = line[body:]
+        if text.startswith("#"):
+            self._comment(loc, line, body, text)
+            return
+        if ROW.match(text):
+            self._row(loc, line, body)
+            return
+        m = PROGRAM.search(text)
+        if m and (not self.runs or self.runs[-1].rows):
+            self.program = Fact(m.group(1), loc.span(body + m.start(1), body + m.end(1)))
+
+    def _comment(self, loc: Locator, line: str, body: int, text: str) -> None:
+        m = PARAMS.match(text)
+        if m:
+            run = self._current(loc, body, line, fresh=True)
+            run.start = loc.span(body, len(line))
+            keys = ("nThread", "nGpus", "minBytes", "maxBytes", "step", "stepKind", "warmup", "iters", "agg",
+                    "validation", "graph")
+            run.params = {k: (v if k == "stepKind" else int(v)) for k, v in zip(keys, m.groups()) if v is not None}
+            return
+        m = STARTING.match(text) or VERSION.match(text)
+        if m:
+            run = self._current(loc, body, line, fresh=True)
+            if text.startswith("# Collective"):
+                run.program = Fact(m.group(1), loc.span(body + m.start(1), body + m.end(1)))
+            return
+        m = DEVICE.match(text)
+        if m:
+            run = self._current(loc, body, line)
+            if len(run.devices) < MAX_RECORDS:
+                run.devices.append(TestDevice(int(m.group(1)), m.group(2), int(m.group(3)), m.group(4),
+                                              loc.span(body, len(line))))
+            return
+        if "busbw" in text and "size" in text:
+            self.columns = tuple(t for t in text[1:].split())
+            return
+        m = OOB.match(text)
+        if m:
+            run = self._current(loc, body, line)
+            run.out_of_bounds = Fact(int(m.group(1)), loc.span(body + m.start(1), body + m.end(1)))
+            return
+        m = AVG.match(text)
+        if m:
+            run = self._current(loc, body, line)
+            try:
+                value = float(m.group(1))
+            except ValueError:
+                value = None
+            run.avg_busbw = Fact(value, loc.span(body + m.start(1), body + m.end(1)))
+
+    def _row(self, loc: Locator, line: str, body: int) -> None:
+        tokens = [(t.group(0), t.start(), t.end()) for t in TOKEN.finditer(line, body)]
+        columns = self.columns or (DEFAULT_COLUMNS if len(tokens) >= 13 else
+                                   tuple(c for c in DEFAULT_COLUMNS if c != "root"))
+        if len(tokens) < min(len(columns), 12):
+            return
+        try:
+            size, count = int(tokens[0][0]), int(tokens[1][0])
+        except ValueError:
+            return
+        run = self._current(loc, body, line)
+        if not run.columns:
+            run.columns = columns
+        if len(run.rows) >= MAX_RECORDS:
+            return
+        row = TestRow(size, count, tokens[2][0], tokens[3][0], loc.span(body, len(line)),
+                      loc.span(tokens[0][1], tokens[0][2]))
+        placement = None
+        for name, (text, start, end) in zip(columns, tokens):
+            if name in TIMES:
+                placement = row.oop if placement is None else row.ip
+                name = "time"
+            if placement is None or name not in ("time", "algbw", "busbw", "#wrong"):
+                continue
+            placement["wrong" if name == "#wrong" else name] = Cell(_number(text), loc.span(start, end))
+        run.rows.append(row)
+
+    def finish(self) -> list[TestsRun]:
+        for run in self.runs:
+            if run.program is None and self.name_program is not None:
+                run.program = Fact(self.name_program.group(1), run.start)
+        return [r for r in self.runs if r.rows or r.out_of_bounds is not None or r.avg_busbw is not None]
+
+
+def _number(text: str) -> float | None:
+    try:
+        return float(text)
+    except ValueError:
+        return None

@@ -1,0 +1,167 @@
+"""The run-log loader: NCCL debug lines and nccl-tests output read to located records."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from netlint.loaders.run_log import read_log
+from netlint.run.lines import sniff
+from tests.conftest import run_lint, write_repo
+from tests.run.shapes import nccl_tests_text
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def load(name: str):
+    return read_log(name, (FIXTURES / name).read_text(encoding="utf-8"), name)
+
+
+def test_ib_log_with_mpirun_prefixes():
+    run = load("ib_h100_2x8.log").nccl
+    assert run.version.value == "2.23.4" and (run.version.span.line, run.version.span.col) == (4, 61)
+    assert run.network.value == "IB"
+    assert [(p.hca, p.port, p.link) for p in run.ib_ports[:2]] == [("mlx5_0", 1, "IB"), ("mlx5_1", 1, "IB")]
+    assert run.hosts == {"node01", "node02"}
+    assert len(run.channels) == 16 and all(c.gdr for c in run.channels)
+    c = run.channels[0]
+    assert (c.channel, c.rank, c.peer, c.direction, c.net, c.dev) == (0, 8, 0, "receive", "IB", 0)
+    assert [p.value for p in run.paths[:1]] == ["P2P/CUMEM/read"]
+    assert {(e.name, e.value) for e in run.env} == {
+        ("NCCL_SOCKET_IFNAME", "ib0"), ("NCCL_IB_HCA", "mlx5_0,mlx5_1,mlx5_2,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_7")}
+    assert [(c.nranks, c.nnodes, c.local_ranks, c.mnnvl) for c in run.comms][:1] == [(16, 2, 8, 0)]
+    assert run.channel_counts[0].value == {"coll": 32, "collnet": 32, "nvls": 16, "p2p": 32}
+    assert [f.value for f in run.nvls_support][:1] == [True] and run.nvls_used
+    assert run.rings == 2 and run.trees == 4
+    assert run.plugin_loaded == [] and "libnccl-net.so" in run.plugin_failed[0].value
+
+
+def test_roce_log_with_slurm_labels_and_gid():
+    run = load("roce_h100_2x8.log").nccl
+    assert {p.link for p in run.ib_ports} == {"RoCE"}
+    assert run.gids[0].value == (0, 1, 3)
+    gid = run.env_reads("NCCL_IB_GID_INDEX")[0]
+    assert gid.value == "3" and (gid.span.line, gid.span.col, gid.span.end_col) == (3, 76, 77)
+
+
+def test_socket_ofi_and_nvls_fixtures():
+    sock = load("socket_fallback.log").nccl
+    assert sock.network.value == "Socket" and sock.ib_no_device and sock.socket_ifs[0].value.startswith("[0]eth0")
+    assert sock.channel_counts[0].value == {"coll": 2, "nvls": 0, "p2p": 2}   # 2.19: no collnet count
+    ofi = load("ofi_efa.log").nccl
+    assert ofi.network.value == "AWS Libfabric"
+    assert "AWS Libfabric" in [p.value for p in ofi.plugin_loaded]
+    assert ofi.channels[0].net == "AWS Libfabric" and ofi.channels[0].gdr
+    assert [f.value for f in ofi.ofi][:3] == ["Initializing aws-ofi-nccl 1.7.4-aws", "Using Libfabric version 1.19",
+                                         "Selected Provider is efa (found 4 nics)"]
+    nvls = load("nvls_off_1x8.log").nccl
+    assert [f.value for f in nvls.nvls_support] == [False, False]
+
+
+@pytest.mark.parametrize("prefix", ["", "[1,3]<stdout>:", "3: ", "  12: ", "[rank3]:", "[2024-05-01 10:00:00] "])
+def test_any_launcher_prefix(prefix):
+    line = f"{prefix}gpu-7:1234:1290 [3] NCCL INFO Using network IB\n"
+    run = read_log("x.log", line).nccl
+    assert run.network.value == "IB"
+    assert run.network.span.col == len(prefix) + len("gpu-7:1234:1290 [3] NCCL INFO Using network ") + 1
+
+
+def test_warn_trace_and_bare_version_lines():
+    text = ("NCCL version 2.21.5+cuda12.4\n"
+            "\n"
+            "node1:11:12 [0] misc/socket.cc:484 NCCL WARN socketStartConnect: Connect to 10.0.0.2<43013> failed : "
+            "Connection refused\n"
+            "node1:11:12 [0] 1234.567890 transport/net.cc:194 NCCL TRACE Channel 00/0 : 0[0] -> 1[0] [send] via "
+            "NET/IB/0/GDRDMA\n"
+            "node1:11:12 NCCL CALL ncclCommInitRank(0x1,2,0x2,0)\n")
+    run = read_log("x.log", text).nccl
+    assert run.version.value == "2.21.5" and run.version.span.line == 1
+    assert run.warnings[0].value.startswith("socketStartConnect") and run.warnings[0].span.line == 3
+    assert run.channels[0].gdr and run.channels[0].span.line == 4
+
+
+def test_nccl_2_30_prefix_and_pci_gdr():
+    text = ("[2026-06-11 10:00:00] node1:11:12 [0] NCCL INFO Channel 01/0 : 0[0] -> 8[0] [send] via "
+            "NET/IB/1/GDRDMA(PCI)/Shared\n")
+    c = read_log("x.log", text).nccl.channels[0]
+    assert (c.channel, c.dev, c.gdr) == (1, 1, True)
+
+
+def test_nccl_tests_table_and_header():
+    text = nccl_tests_text("all_reduce_perf", ["node01", "node02"], 8, lambda s: min(370.0, s / 1e6), prefix="0: ")
+    log = read_log("ar.txt", text)
+    assert log.nccl is None and len(log.tests) == 1
+    t = log.tests[0]
+    assert t.program.value == "all_reduce_perf" and t.collective == "all-reduce"
+    assert t.params["maxBytes"] == 8 << 30 and t.params["iters"] == 20
+    assert t.ranks == 16 and t.hosts == ["node01", "node02"]
+    assert len(t.rows) == 31 and t.rows[-1].size == 8 << 30 and t.rows[-1].busbw() == 370.0
+    assert t.rows[-1].oop["busbw"].span.col == 75    # "0: " prefix + the %6s busbw column
+    assert t.out_of_bounds.value == 0 and t.avg_busbw.value > 0
+
+
+def test_old_nccl_tests_shape():
+    # NVIDIA/nccl-tests v2.13.9 src/common.cu L875, L895, L979-983, L555, L602, L1055-1056
+    text = """\
+# nThread 1 nGpus 8 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0
+#
+# Using devices
+#  Rank  0 Group  0 Pid  23012 on dgx01 device  0 [0x07] NVIDIA A100-SXM4-80GB
+#  Rank  1 Group  0 Pid  23012 on dgx01 device  1 [0x0f] NVIDIA A100-SXM4-80GB
+#
+#                                                              out-of-place                       in-place
+#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong
+#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)
+   134217728      33554432     float     sum      -1   1068.4  125.63  219.85      0   1067.2  125.77  220.09      0
+# Out of bounds values : 0 OK
+# Avg bus bandwidth    : 219.97
+#
+"""
+    t = read_log("all_reduce_perf.log", text, "all_reduce_perf.log").tests[0]
+    assert t.program.value == "all_reduce_perf"          # from the file name
+    assert t.ranks == 2 and t.rows[0].busbw() == 220.09 and t.avg_busbw.value == 219.97
+
+
+def test_per_iteration_columns():
+    header = ("#       size         count      type   redop    root     time   algbw   busbw  #wrong    i_min    i_max"
+              "    i_p99    i_cv%     time   algbw   busbw  #wrong    i_min    i_max    i_p99    i_cv%")
+    row = ("     1048576        262144     float     sum      -1    30.11   34.82   65.29       0    29.80    31.00"
+           "    30.90     1.10    30.05   34.89   65.42       2    29.70    30.90    30.80     1.00")
+    t = read_log("x.txt", "# nThread 1 nGpus 1 minBytes 8 maxBytes 1048576 step: 2(factor) warmup iters: 5 "
+                          "iters: 20 agg iters: 1 validation: 1 graph: 0 unalign: 0\n" + header + "\n" + row + "\n").tests[0]
+    r = t.rows[0]
+    assert r.oop["busbw"].value == 65.29 and r.ip["busbw"].value == 65.42 and [c.value for c in r.wrong()] == [2]
+
+
+def test_sniff_says_no_to_other_text():
+    assert not sniff("export NCCL_DEBUG=INFO\nexport NCCL_IB_HCA=mlx5_0\n")
+    assert not sniff("torch NCCL version 2.18.1 (from the error message)\n")
+    assert sniff("h:1:2 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n")
+
+
+def test_a_repo_with_a_log_and_a_readme(tmp_path):
+    write_repo(tmp_path, {"logs/run.log": (FIXTURES / "socket_fallback.log").read_text(), "notes.txt": "hello\n"})
+    report = run_lint(tmp_path)
+    assert [r.file for r in report.workspace.runs] == ["logs/run.log"]
+    assert not any(f.file == "notes.txt" for f in report.findings)
+
+
+def test_bounded_records_are_counted(monkeypatch):
+    import netlint.models.run as model
+
+    monkeypatch.setattr(model, "MAX_RECORDS", 3)
+    text = "".join(f"h:1:1 [0] NCCL INFO Channel {c:02d}/0 : 0[0] -> 1[0] [send] via NET/IB/0/GDRDMA\n" for c in range(10))
+    from netlint.loaders.run_log import RunLogLoader
+    from netlint.source import SourceFile
+
+    items = list(RunLogLoader().load(SourceFile("x.log", Path("x.log"), text.encode())))
+    log = items[-1]
+    assert len(log.nccl.channels) == 3 and log.nccl.dropped == {"channels": 7}
+    assert items[0].code == "NL012" and "7 channels" in items[0].message
+
+
+def test_overlong_line_is_skipped_not_read():
+    text = "h:1:1 [0] NCCL INFO Using network " + "x" * 70000 + "\nh:1:1 [0] NCCL INFO Using network IB\n"
+    run = read_log("x.log", text).nccl
+    assert [n.value for n in run.networks] == ["IB"] and run.networks[0].span.line == 2
