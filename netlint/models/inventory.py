@@ -82,6 +82,9 @@ class Nodes(Model):
     fabric_manager: Located[bool] | None = Field(
         None, description="NVIDIA Fabric Manager runs on these NVSwitch nodes (without it CUDA sees no NVSwitch "
                           "fabric and NVLS is unavailable). Unset: unknown")
+    gpudirect_rdma: Located[bool] | None = Field(
+        None, description="GPUDirect RDMA works on these nodes (nvidia-peermem loaded or DMA-BUF, NICs and GPUs "
+                          "under one PCIe switch): NCCL's network connections should show /GDRDMA. Unset: unknown")
     roce_tos: Located[Annotated[int, Field(ge=0, le=255)]] | None = Field(
         None, description="ToS byte (DSCP << 2 | ECN) the RDMA NICs put on all RoCE traffic themselves, "
                           "replacing the class NCCL_IB_TC asks for: the mlx5 global traffic class "
