@@ -16,6 +16,11 @@ A build stage starts at each ``FROM``; a stage built ``FROM`` an earlier one inh
 One :class:`NcclEnv` per stage that sets anything (format ``dockerfile``, ``how`` = ``dockerfile``;
 ``scope`` names the stage when the file has several). The image's environment is the lowest layer a
 process sees: ``docker run -e``, Compose ``environment:`` and Kubernetes ``env:`` override it.
+
+A ``RUN`` that writes an nccl.conf (``echo NCCL_X=v >> /etc/nccl.conf``, ``printf``, ``| tee``) gives
+an ``nccl.conf`` env of the file (:mod:`netlint.nccl.conf_writes`, scope ``[stage x ]RUN echo > …``):
+NCCL reads that file below the environment, so the same stage's ``ENV`` wins over it
+(:mod:`netlint.nccl.layers`). The Dockerfile may also be claimed for such a ``RUN`` alone.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from netlint.source import SourceFile
 _DIRECTIVE = re.compile(r"#\s*escape\s*=\s*(\S)", re.I)
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _REF = re.compile(r"\$(?:\{[A-Za-z_][A-Za-z0-9_]*|[A-Za-z_])")
+_RUN_CONF = re.compile(r"(?im)^\s*RUN\s.*(?:\n.*)*?nccl\.conf")
 
 
 def is_dockerfile(name: str) -> bool:
@@ -47,7 +53,8 @@ class DockerfileEnvLoader(Loader):
     def claims(self, src: SourceFile) -> bool:
         from netlint.nccl.build import mentions_nccl
 
-        return is_dockerfile(src.name) and mentions_nccl(src.text) and re.search(r"(?im)^\s*ENV\s", src.text) is not None
+        return is_dockerfile(src.name) and mentions_nccl(src.text) and (
+            re.search(r"(?im)^\s*ENV\s", src.text) is not None or _RUN_CONF.search(src.text) is not None)
 
     def load(self, src: SourceFile) -> Iterator[Any]:
         yield from dockerfile_envs(src.path, src.text)
@@ -139,8 +146,11 @@ def dockerfile_envs(file: str, text: str) -> Iterator[Any]:
     from netlint.models.nccl import NcclEnv
     from netlint.nccl.build import LineIndex
 
+    from netlint.nccl.conf_writes import write_envs
+
     idx = LineIndex(file, text)
     stages: list[tuple[str | None, Span, list]] = []
+    writes: dict[int, list] = {}   # stage index -> nccl.conf writes of its RUN instructions
     names: dict[str, list] = {}
     for line, offs in _logical_lines(text):
         m = re.match(r"\s*(\w+)", line)
@@ -158,11 +168,25 @@ def dockerfile_envs(file: str, text: str) -> Iterator[Any]:
             if not stages:
                 stages.append((None, idx.span(offs[m.start(1)], offs[m.start(1)]), []))
             stages[-1][2].extend(_env_vars(line, offs, m.end(1), idx))
+        elif word == "RUN" and "nccl.conf" in line.lower():
+            writes.setdefault(max(len(stages) - 1, 0), []).extend(_run_writes(file, text, offs, m.end(1)))
     several = len(stages) > 1
     for k, (alias, span, variables) in enumerate(stages):
+        label = f"stage {alias or k}" if several else None
+        # nccl.conf lines a RUN writes (echo/printf/tee): NCCL's lowest layer, below the image's ENV
+        yield from write_envs(file, writes.get(k, []), prefix=f"{label} RUN " if label else "RUN ")
         if variables:
-            scope = f"stage {alias or k}" if several else None
-            yield NcclEnv(file=file, format="dockerfile", scope=scope, span=span, variables=variables)
+            yield NcclEnv(file=file, format="dockerfile", scope=label, span=span, variables=variables)
+    if not stages and writes.get(0):
+        yield from write_envs(file, writes[0], prefix="RUN ")
+
+
+def _run_writes(file: str, text: str, offs: list[int], start: int) -> list:
+    """The nccl.conf writes of one ``RUN`` (:mod:`netlint.nccl.conf_writes`; ``/bin/sh`` semantics)."""
+    from netlint.nccl.conf_writes import conf_writes, run_script
+
+    script = run_script(file, text, offs, start)
+    return conf_writes(script, text, posix=True) if script is not None else []
 
 
 def _env_vars(line: str, offs: list[int], a: int, idx: Any) -> list[Any]:

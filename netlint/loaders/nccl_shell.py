@@ -63,9 +63,12 @@ class ShellEnvLoader(Loader):
 
         from netlint.nccl.heredoc import conf_heredocs, conf_envs
 
+        from netlint.nccl.conf_writes import conf_writes, write_envs
+
         script = parse_script(src)
         confs = conf_heredocs(script)
         yield from conf_envs(src.path, confs)   # before the script's env: nccl.conf is the lowest layer
+        yield from write_envs(src.path, conf_writes(script, src.text))   # echo/printf > …/nccl.conf
         yield env_of_script(src.path, script, [hd.body.span for hd, _ in confs])
         yield from unread_source_args(script)
         yield from unread_sources(script, src.path)

@@ -13,8 +13,9 @@ process environment always wins; research/nccl.md §2.1), then env files from th
 to the nearest, then the job's own file. :func:`effective` folds such a list into name → assignment;
 :mod:`netlint.nccl.layers` says which assignment wins for each launch of the job (a one-command prefix
 and ``mpirun -x`` override the script's environment for that launch) and which ones never take effect.
-An nccl.conf written by a here-document of a script is an env of that script's file (format
-``nccl.conf``, ``scope`` naming the target): it is in the script's own group, lowest.
+An nccl.conf written by a here-document (or ``echo``/``printf``) of a script is an env of that script's
+file (format ``nccl.conf``, ``scope`` naming the target): it is in the script's own group, lowest; one a
+Dockerfile ``RUN`` writes is in the group of its stage's ``ENV``.
 
 Cluster-wide checks need no job: :func:`launch_groups` gives one group per training job plus one
 per env that no job takes in and no other env sources.
@@ -150,6 +151,8 @@ def launch_groups(ws: "Workspace") -> list[tuple["NcclEnv", list["NcclEnv"]]]:
     """(anchor env, envs that apply, lowest precedence first) for every launch: one per training job,
     plus one per env that no job takes in and no other env sources (a standalone launch script,
     manifest container or env file)."""
+    from netlint.nccl.conf_writes import run_stage
+
     def compute(w: "Workspace"):
         groups = []
         covered: set[int] = set()
@@ -158,6 +161,7 @@ def launch_groups(ws: "Workspace") -> list[tuple["NcclEnv", list["NcclEnv"]]]:
             if e.format == "nccl.conf" and e.scope is not None:
                 heredoc_confs.setdefault(e.file, []).append(e)
         scripts = {e.file for e in envs(w) if e.format == "shell"}
+        stages = {(e.file, e.scope) for e in envs(w) if e.format == "dockerfile"}   # a RUN's conf joins its stage
         for job in jobs(w):
             group = envs_for_job(w, job)
             if not group:
@@ -169,9 +173,11 @@ def launch_groups(ws: "Workspace") -> list[tuple["NcclEnv", list["NcclEnv"]]]:
         for env in envs(w):
             if id(env) in covered or env.file in sourced or env.file in job_files(w):
                 continue
-            own_confs = [e for e in heredoc_confs.get(env.file, ()) if e is not env]
-            if env.format == "nccl.conf" and env.scope is not None and env.file in scripts:
-                continue   # in the group of the script that writes it
+            own_confs = [e for e in heredoc_confs.get(env.file, ()) if e is not env
+                         and (env.format != "dockerfile" or run_stage(e.scope) == env.scope)]
+            if env.format == "nccl.conf" and env.scope is not None and (
+                    env.file in scripts or (env.file, run_stage(env.scope)) in stages):
+                continue   # in the group of the script (or Dockerfile stage) that writes it
             group = [e for e in envs_for_file(w, env.file) if e.file != env.file] + own_confs + [env]
             covered.update(id(e) for e in own_confs)
             groups.append((env, group))

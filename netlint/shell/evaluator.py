@@ -133,18 +133,29 @@ class Evaluator(Reading, ControlFlow, Expansion, Arithmetic, CommandOutput, Buil
             self._test(n, f)
         # anything else (arithmetic `(( ))` statements, ERROR remnants) has no effect we model
 
-    def _list(self, n, f: Frame) -> None:
+    def _list(self, n, f: Frame, last_redirects: tuple | None = None) -> None:
+        """``a && b`` / ``a || b``; ``last_redirects`` (redirections, here-document) belong to the last
+        command (tree-sitter hangs them on the whole list)."""
+        def run_right(node) -> None:
+            if last_redirects is None:
+                self._stmt(node, f)
+            else:
+                self._redirect_last(node, f, *last_redirects)
+
         kids = [c for c in n.children if c.type != "comment"]
         if len(kids) != 3 or kids[1].type not in ("&&", "||"):
-            for c in n.named_children:
+            named = n.named_children
+            for c in named[:-1]:
                 self._stmt(c, f)
+            if named:
+                run_right(named[-1])
             return
         left, op, right = kids
         r = self._condition(left, f)
         if r is None:
-            self._fork([lambda: self._stmt(right, f), lambda: None])
+            self._fork([lambda: run_right(right), lambda: None])
         elif (r and op.type == "&&") or (not r and op.type == "||"):
-            self._stmt(right, f)
+            run_right(right)
 
     def _assign(self, n, f: Frame, exported: bool | None = None, scope: str = "global",
                 command: Command | None = None, record: bool = True) -> Assignment | None:
@@ -260,14 +271,20 @@ class Evaluator(Reading, ControlFlow, Expansion, Arithmetic, CommandOutput, Buil
                 redirects.append(c)
         if body is None:
             return
+        self._redirect_last(body, f, redirects, heredoc_nodes[0] if heredoc_nodes else None)
+
+    def _redirect_last(self, body, f: Frame, redirects: list, heredoc=None) -> None:
         if body.type == "command":
-            self._command(body, f, redirects, heredoc_nodes[0] if heredoc_nodes else None)
-        elif body.type == "pipeline" and redirects and body.named_children[-1].type == "command":
+            self._command(body, f, redirects, heredoc)
+        elif body.type == "pipeline" and (redirects or heredoc) and body.named_children[-1].type == "command":
             # tree-sitter hangs `a | b > f` on the pipeline; in bash the redirection is b's
             *first, last = body.named_children
             for c in first:
                 self._stmt(c, f)
-            self._command(last, f, redirects)
+            self._command(last, f, redirects, heredoc)
+        elif body.type == "list" and (redirects or heredoc):
+            # and `a && b > f` on the list: in bash it is b's too
+            self._list(body, f, (redirects, heredoc))
         else:
             self._stmt(body, f)
 
