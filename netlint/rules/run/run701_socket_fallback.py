@@ -1,0 +1,80 @@
+from __future__ import annotations
+
+from typing import Iterator
+
+from netlint.findings import Finding, Related, Severity
+from netlint.rules.base import Rule
+
+
+class SocketFallback(Rule):
+    """The run's NCCL fell back to TCP sockets on an RDMA fabric.
+
+    What: the log says ``Using network Socket`` (or its network channels go ``via NET/Socket``) while
+    the inventory's fabric is RDMA (`roce`, `infiniband`, `efa`) or a GPUDirect-TCPX plugin fabric.
+    The message says why when the log shows it: ``NET/IB : No device found.``, a net plugin that did
+    not load, ``NCCL_IB_DISABLE`` or ``NCCL_NET=Socket`` read from the environment. Without an
+    inventory, a log whose IB transport found no device and then chose sockets is reported as info.
+
+    Why: NCCL picks the first network that initialises — the plugin, then IB, then Socket — and says
+    so only in its INFO log; over sockets collectives run at a fraction of the RDMA bandwidth and
+    load the CPUs, and the job still "works".
+
+    Bad:  ``NCCL INFO NET/IB : No device found.`` … ``NCCL INFO Using network Socket`` (fabric: roce)
+    Good: ``NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE …`` … ``NCCL INFO Using network IB``
+
+    Fix: none automatic — make the RDMA devices visible in the container (``/dev/infiniband``,
+    ``IPC_LOCK``), load the plugin, or drop the setting that disables IB.
+
+    Source: NVIDIA/nccl@68b54236 (v2.23.4-1) ``src/net.cc`` L600-627 (``ncclNetInit``: the first enabled
+    net in plugin, IB, Socket order), ``src/init.cc`` L342 (``Using network %s``),
+    ``src/transport/net_ib.cc`` L502, L642 (``NCCL_IB_DISABLE``; ``NET/IB : No device found.``),
+    ``src/transport/net_socket.cc`` L62; NCCL User Guide, Troubleshooting, "Networking issues";
+    aws/aws-ofi-nccl PR#280, PR#850 (plugin not loaded → silent Socket fall-back).
+    """
+
+    code = "RUN701"
+    name = "socket-fallback"
+    summary = "NCCL ran over TCP sockets on an RDMA fabric"
+    severity = Severity.ERROR
+    tags = ("run", "nccl", "inventory")
+
+    def check(self, ws) -> Iterator[Finding]:
+        from netlint.run.intent import RDMA, nccl_runs, transport, transport_span
+
+        fabric = transport(ws)
+        for log, run in nccl_runs(ws):
+            net = run.network
+            if net is None or net.value.strip().lower() != "socket":
+                continue
+            why = _why(run)
+            if fabric in RDMA:
+                severity, intent = None, f"the inventory's fabric is {fabric}"
+                related = (Related(transport_span(ws), f"transport: {fabric}"),) if transport_span(ws) else ()
+            elif fabric is None and run.ib_no_device:
+                severity, intent, related = Severity.INFO, "NCCL's IB transport was tried and found no device", ()
+            else:
+                continue
+            msg = f"NCCL used the Socket transport (TCP) although {intent}"
+            if why:
+                msg += f"; the log shows {why}"
+            yield self.finding(msg, net.span, key=f"{log.file}:socket", related=related, severity=severity)
+
+
+def _why(run) -> str:
+    reasons = []
+    for e in run.env:
+        if e.name == "NCCL_IB_DISABLE" and e.value.strip() not in ("0", ""):
+            reasons.append(f"NCCL_IB_DISABLE={e.value}")
+            break
+    for e in run.env:
+        if e.name == "NCCL_NET" and e.value.strip().lower() == "socket":
+            reasons.append(f"NCCL_NET={e.value}")
+            break
+    if run.ib_no_device:
+        reasons.append("'NET/IB : No device found.'")
+    from netlint.run.intent import plugin_failures
+
+    failed = plugin_failures(run)
+    if failed and not run.plugin_loaded:
+        reasons.append(f"'NET/Plugin: {failed[0].value[:120]}'")
+    return ", ".join(reasons)

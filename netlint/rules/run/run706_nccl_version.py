@@ -1,0 +1,81 @@
+from __future__ import annotations
+
+from typing import Iterator
+
+from netlint.findings import Finding, Related, Severity
+from netlint.rules.base import Rule
+
+
+class RunNcclVersion(Rule):
+    """The NCCL release the run loaded is not the one the repo pins, or has a known defect.
+
+    What: the log's ``NCCL version 2.21.5+cuda12.4`` is compared with the releases the repo pins —
+    netlint's `nccl-version` setting and the pins the advisories data resolves (an NGC image tag, a
+    pip pin of `nvidia-nccl-cu12`) — and is a warning when it matches none of them. When
+    `netlint/data/advisories.yaml` has a defect of the release that ran, it is reported at the
+    version line unless the run shows the workaround (NCCL reports reading it) or the repo sets it;
+    an advisory that needs a setting is reported only when the run read it or the repo sets it.
+
+    Why: the release a job actually loads comes from the container or a ``LD_LIBRARY_PATH`` that
+    shadows it; rules judged against the pinned release then judge the wrong one, and a fix shipped
+    in the pinned release is not running.
+
+    Bad:  ``NCCL version 2.18.1+cuda12.1`` with `nccl-version: "2.21.5"`
+    Good: ``NCCL version 2.21.5+cuda12.4``
+
+    Fix: none automatic — align the image or the library path with the pin, or the pin with the run.
+
+    Source: NVIDIA/nccl@68b54236 (v2.23.4-1) ``src/init.cc`` L527-532 (``VERSION_STRING``); the advisories'
+    own sources (``netlint/data/advisories.yaml``: NCCL release notes, release commits, public issues).
+    """
+
+    code = "RUN706"
+    name = "run-nccl-version"
+    summary = "NCCL release in the log differs from the pinned one, or is known-bad"
+    severity = Severity.WARNING
+    tags = ("run", "nccl", "advisory")
+
+    def check(self, ws) -> Iterator[Finding]:
+        from netlint.advisories.data import version
+        from netlint.rules.adv._common import pins
+        from netlint.run.intent import nccl_runs
+
+        pinned = [p for p in pins(ws) if p.library == "nccl" and version(p.version) is not None]
+        for log, run in nccl_runs(ws):
+            ran = run.version
+            if ran is None:
+                continue
+            v = version(ran.value)
+            if pinned and all(_short(version(p.version)) != _short(v) for p in pinned):
+                first = pinned[0]
+                yield self.finding(
+                    f"the run loaded NCCL {ran.value}, but the repo pins "
+                    + ", ".join(sorted({f'{p.version} ({p.written})' for p in pinned})),
+                    ran.span, key=f"{log.file}:version", related=(Related(first.span, first.why),))
+            yield from self._advisories(ws, log, run, v)
+
+    def _advisories(self, ws, log, run, v) -> Iterator[Finding]:
+        from netlint.advisories.data import advisories
+        from netlint.rules.adv._common import assignments_of, hardware
+
+        read = {(e.name, e.value.strip().lower()) for e in run.env}
+        for adv in advisories().for_library("nccl", v):
+            triggered = [s for s in adv.settings if (s.variable, s.value.lower()) in read or assignments_of(ws, s)]
+            if adv.settings and not triggered:
+                continue
+            if any((s.variable, s.value.lower()) in read or assignments_of(ws, s) for s in adv.workaround):
+                continue
+            hw = hardware(ws, adv)
+            if hw is False:
+                continue
+            severity = Severity.parse(adv.severity)
+            if hw is None and (adv.gpus or adv.transport):
+                severity = Severity.INFO
+            fixed = f", fixed in {adv.fixed}" if adv.fixed else ""
+            work = f"; workaround: {', '.join(map(str, adv.workaround))}" if adv.workaround else ""
+            yield self.finding(f"the run loaded NCCL {run.version.value}, which has {adv.id}: {adv.symptom}{fixed}{work}",
+                               run.version.span, key=f"{log.file}:{adv.id}", severity=severity)
+
+
+def _short(v):
+    return tuple((v or ())[:3])

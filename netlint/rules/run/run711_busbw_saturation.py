@@ -1,0 +1,53 @@
+from __future__ import annotations
+
+from typing import Iterator
+
+from netlint.findings import Finding, Severity
+from netlint.rules.base import Rule
+from netlint.rules.run._common import fmt_bytes
+
+
+class BusbwSaturation(Rule):
+    """The message size at which an nccl-tests run reaches its peak bus bandwidth (info).
+
+    What: the smallest size from which the bus bandwidth stays within 95% of the run's peak; when that
+    is only the largest size tested, the bandwidth was still rising and the peak was not measured
+    (raise ``-e``/maxBytes). At the row, with the peak.
+
+    Why: below that size a collective is latency-bound; buckets and messages smaller than it
+    (``--ddp-bucket-size``, ``reduce_bucket_size``) do not get the bandwidth the peak promises, and a
+    peak taken from an unsaturated run understates the fabric (RUN710 judges the peak).
+
+    Bad:  (info) ``peak not reached: busbw still rising at 32 MiB``
+    Good: (info) ``busbw reaches 95% of its peak 370.2 GB/s at 256 MiB``
+
+    Fix: none; informational.
+
+    Source: NVIDIA/nccl-tests@a0b82b22 ``doc/PERFORMANCE.md`` ("Bus bandwidth"), README (``-b``, ``-e``,
+    ``-f``: the sizes swept).
+    """
+
+    code = "RUN711"
+    name = "busbw-saturation"
+    summary = "Size at which nccl-tests bus bandwidth saturates"
+    severity = Severity.INFO
+    tags = ("run", "nccl-tests", "bandwidth")
+
+    def check(self, ws) -> Iterator[Finding]:
+        from netlint.run.intent import runs
+        from netlint.run.measure import saturation
+
+        for log in runs(ws):
+            for i, test in enumerate(log.tests):
+                got = saturation(test)
+                if got is None:
+                    continue
+                row, peak, rising = got
+                name = test.program.value if test.program is not None else "nccl-tests"
+                if rising:
+                    msg = (f"{name}: bus bandwidth still rising at the largest size, {fmt_bytes(row.size)} "
+                           f"({row.busbw():g} GB/s): the peak was not measured")
+                else:
+                    msg = (f"{name}: bus bandwidth reaches 95% of its peak {peak:g} GB/s at {fmt_bytes(row.size)} "
+                           f"and stays there")
+                yield self.finding(msg, row.size_span, key=f"{log.file}:{i}:saturation")

@@ -1,0 +1,81 @@
+"""Measured against modelled: one nccl-tests run's bus bandwidth beside what the inventory should give.
+
+Shared by RUN710/RUN711 and ``netlint model``: :func:`shape_of` says how many ranks and nodes ran
+(the ``#  Rank … on HOST`` lines), :func:`compare` puts the peak measured bus bandwidth beside the
+model's figure for the same size (:func:`netlint.run.expect.expected_busbw`), :func:`saturation`
+finds the size from which the bus bandwidth stays near its peak.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+JUDGED_FROM = 64 << 20   # below this the latency term and the protocol choice dominate the figure
+NEAR_PEAK = 0.95
+
+
+@dataclass
+class Comparison:
+    kind: str                  # all-reduce, …
+    ranks: int
+    nodes: int
+    row: object                # netlint.models.run.TestRow (the peak)
+    measured: float            # GB/s busbw
+    expected: float            # GB/s busbw the model gives for that size
+
+    @property
+    def ratio(self) -> float:
+        return self.measured / self.expected if self.expected else 0.0
+
+
+def shape_of(test) -> tuple[int, int] | None:
+    """(ranks, nodes) of a test run, from its device lines."""
+    ranks, hosts = test.ranks, test.hosts
+    if not ranks or not hosts:
+        return None
+    return ranks, len(hosts)
+
+
+def same_gpu(test, node) -> bool:
+    """The test's devices are the inventory's GPU (``NVIDIA H100 80GB HBM3`` for H100-SXM); unknown
+    device names count as the same."""
+    base = node.gpu.name.split("-")[0].upper()
+    names = {d.name.upper() for d in test.devices if d.name}
+    return not names or all(base in n for n in names)
+
+
+def peak_row(test):
+    rows = [r for r in test.rows if r.busbw() is not None]
+    return max(rows, key=lambda r: (r.busbw(), r.size)) if rows else None
+
+
+def compare(test, node, fractions=None) -> Comparison | None:
+    from netlint.run.expect import expected_busbw
+
+    kind = test.collective
+    shape = shape_of(test)
+    row = peak_row(test)
+    if kind is None or shape is None or row is None or shape[0] < 2 or row.size < JUDGED_FROM:
+        return None
+    ranks, nodes = shape
+    expected = expected_busbw(kind, row.size, ranks, nodes, node, fractions)
+    if not expected:
+        return None
+    return Comparison(kind, ranks, nodes, row, row.busbw(), expected)
+
+
+def saturation(test):
+    """(row where busbw first reaches NEAR_PEAK of the peak and stays above it, peak GB/s, rising):
+    ``rising`` when the largest size is the first such row — the peak may not have been measured."""
+    rows = [r for r in test.rows if r.busbw() is not None]
+    if len(rows) < 4:
+        return None
+    rows.sort(key=lambda r: r.size)
+    peak = max(r.busbw() for r in rows)
+    if peak <= 0:
+        return None
+    at = len(rows) - 1
+    while at > 0 and rows[at - 1].busbw() >= NEAR_PEAK * peak:
+        at -= 1
+    rising = at == len(rows) - 1 and rows[-2].busbw() < 0.9 * peak
+    return rows[at], peak, rising

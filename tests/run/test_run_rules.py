@@ -1,0 +1,322 @@
+"""RUN7xx: each rule with a failing and a passing log, the finding's line and column asserted."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import at, run_lint, write_repo
+from tests.run.shapes import nccl_tests_text
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def fixture(name: str) -> str:
+    return (FIXTURES / name).read_text(encoding="utf-8")
+
+
+def inventory(transport="roce", extra="", nics=8, speed="400G", gpu="H100-SXM", gpus=8, domain=""):
+    rows = "".join(f"\n    - {{hca: mlx5_{i}, speed: {speed}, rail: {i}}}" for i in range(nics))
+    return (f"cluster: pod-a\nnodes:\n  count: 2\n  gpus: {gpus}\n  gpu: {gpu}\n{domain}{extra}  nics:{rows}\n"
+            f"fabric:\n  transport: {transport}\n")
+
+
+def lint(tmp_path, files: dict[str, str], code: str):
+    write_repo(tmp_path, files)
+    inv = tmp_path / "inventory.yaml" if "inventory.yaml" in files else None
+    report = run_lint(tmp_path, inventory=inv, select=[code])
+    return [f for f in report.findings if f.code == code]
+
+
+def line_of(text: str, needle: str, nth: int = 0, plus: int = 0) -> tuple[int, int]:
+    """(line, column) of the ``nth`` occurrence of ``needle`` in ``text`` (1-based), ``plus`` columns on."""
+    pos = -1
+    for _ in range(nth + 1):
+        pos = text.index(needle, pos + 1)
+    line = text.count("\n", 0, pos) + 1
+    return line, pos - (text.rfind("\n", 0, pos) + 1) + 1 + plus
+
+
+# --- RUN701 socket fall-back ---------------------------------------------------------------------
+
+def test_run701_socket_on_roce(tmp_path):
+    log = fixture("socket_fallback.log")
+    found = lint(tmp_path, {"inventory.yaml": inventory(), "logs/run.log": log}, "RUN701")
+    assert len(found) == 1
+    f = found[0]
+    assert f.span.file == "logs/run.log"
+    assert at(f) == line_of(log, "Using network Socket", plus=14)     # the first host's line
+    assert "No device found" in f.message and "roce" in f.message
+
+
+def test_run701_silent_on_ib_and_on_ethernet(tmp_path):
+    assert lint(tmp_path, {"inventory.yaml": inventory(), "a.log": fixture("roce_h100_2x8.log")}, "RUN701") == []
+    eth = {"inventory.yaml": inventory("ethernet"), "b.log": fixture("socket_fallback.log")}
+    assert lint(tmp_path / "eth", eth, "RUN701") == []
+
+
+def test_run701_without_inventory_is_info(tmp_path):
+    from netlint.findings import Severity
+
+    found = lint(tmp_path, {"run.log": fixture("socket_fallback.log")}, "RUN701")
+    assert [f.severity for f in found] == [Severity.INFO]
+
+
+# --- RUN702 GPUDirect RDMA off -------------------------------------------------------------------
+
+def test_run702_gdrdma_off(tmp_path):
+    log = fixture("roce_h100_2x8.log").replace("via NET/IB/0/GDRDMA", "via NET/IB/0")
+    log += ("gpu-a17:7700:7703 [0] NCCL INFO GPU Direct RDMA Disabled for GPU 18000 / HCA 0 (distance 7 > 4)\n")
+    inv = inventory(extra="  gpudirect_rdma: true\n")
+    found = lint(tmp_path, {"inventory.yaml": inv, "run.log": log}, "RUN702")
+    assert len(found) == 1
+    assert at(found[0]) == line_of(log, "NET/IB/0")
+    assert "4 of 4" in found[0].message and "distance 7 > 4" in found[0].message
+
+
+def test_run702_silent_with_gdrdma_or_unknown(tmp_path):
+    inv = inventory(extra="  gpudirect_rdma: true\n")
+    assert lint(tmp_path, {"inventory.yaml": inv, "run.log": fixture("roce_h100_2x8.log")}, "RUN702") == []
+    off = fixture("roce_h100_2x8.log").replace("/GDRDMA", "")
+    assert lint(tmp_path / "u", {"inventory.yaml": inventory(), "run.log": off}, "RUN702") == []
+
+
+# --- RUN703 plugin not loaded --------------------------------------------------------------------
+
+OFI_MISSING = """\
+ip-10-0-1-12:900:900 [0] NCCL INFO NCCL version 2.23.4+cuda12.6
+ip-10-0-1-12:900:900 [0] NCCL INFO NET/Plugin: Could not find: ofi libnccl-net-ofi.so. Using internal network plugin.
+ip-10-0-1-12:900:900 [0] NCCL INFO NET/IB : No device found.
+ip-10-0-1-12:900:900 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.1.12<0>
+ip-10-0-1-12:900:900 [0] NCCL INFO Using network Socket
+"""
+
+
+def test_run703_plugin_missing(tmp_path):
+    found = lint(tmp_path, {"nccl.env": "NCCL_NET_PLUGIN=ofi\nNCCL_DEBUG=INFO\n", "run.log": OFI_MISSING}, "RUN703")
+    assert len(found) == 1
+    assert at(found[0]) == (2, 36)
+    assert "NCCL_NET_PLUGIN=ofi" in found[0].message and "Using network Socket" in found[0].message
+    assert found[0].related[0].span.file == "nccl.env"
+
+
+def test_run703_plugin_loaded(tmp_path):
+    files = {"nccl.env": "NCCL_NET_PLUGIN=ofi\n", "run.log": fixture("ofi_efa.log")}
+    assert lint(tmp_path, files, "RUN703") == []
+
+
+def test_run703_nccl_net_differs(tmp_path):
+    log = fixture("socket_fallback.log")
+    found = lint(tmp_path, {"nccl.env": "NCCL_NET=IB\n", "run.log": log}, "RUN703")
+    assert [at(f) for f in found] == [line_of(log, "Using network Socket", plus=14)]
+
+
+# --- RUN704 HCAs ---------------------------------------------------------------------------------
+
+def test_run704_foreign_and_missing_hca(tmp_path):
+    log = fixture("roce_h100_2x8.log").replace("[7]mlx5_7:1/RoCE", "[7]mlx5_8:1/RoCE")
+    found = lint(tmp_path, {"inventory.yaml": inventory(), "run.log": log}, "RUN704")
+    by_key = {f.key.split(":", 1)[1]: f for f in found}
+    assert at(by_key["hca-inv:mlx5_8"]) == line_of(log, "mlx5_8")
+    assert "mlx5_7" in by_key["hca-missing"].message and "7 of 8" in by_key["hca-missing"].message
+    assert at(by_key["hca-missing"]) == line_of(log, "mlx5_0:1/RoCE")
+
+
+def test_run704_env_hca_not_selected(tmp_path):
+    log = fixture("roce_h100_2x8.log")
+    found = lint(tmp_path, {"nccl.env": "NCCL_IB_HCA=mlx5_0,mlx5_1,mlx5_2,mlx5_3\n", "run.log": log}, "RUN704")
+    assert [at(f) for f in found][:1] == [line_of(log, "mlx5_4:1")]
+    assert all("NCCL_IB_HCA" in f.message for f in found) and len(found) == 4
+
+
+def test_run704_link_layer(tmp_path):
+    log = fixture("ib_h100_2x8.log")
+    found = lint(tmp_path, {"inventory.yaml": inventory("roce"), "run.log": log}, "RUN704")
+    assert [at(f) for f in found] == [line_of(log, "mlx5_0:1/IB")]
+
+
+def test_run704_silent_when_it_matches(tmp_path):
+    files = {"inventory.yaml": inventory("infiniband"), "run.log": fixture("ib_h100_2x8.log")}
+    assert lint(tmp_path, files, "RUN704") == []
+
+
+# --- RUN705 GID index ----------------------------------------------------------------------------
+
+def test_run705_gid_used_differs_from_inventory(tmp_path):
+    log = fixture("roce_h100_2x8.log").replace("GID 3 (", "GID 1 (")
+    found = lint(tmp_path, {"inventory.yaml": inventory(extra="  roce_gid_index: 3\n"), "run.log": log}, "RUN705")
+    assert len(found) == 1
+    assert at(found[0]) == line_of(log, "GID 1 (", plus=4)
+    assert "GID index 1" in found[0].message
+
+
+def test_run705_silent_when_gid_matches(tmp_path):
+    files = {"inventory.yaml": inventory(extra="  roce_gid_index: 3\n"), "run.log": fixture("roce_h100_2x8.log")}
+    assert lint(tmp_path, files, "RUN705") == []
+
+
+# --- RUN706 NCCL version -------------------------------------------------------------------------
+
+def test_run706_version_differs_from_pin(tmp_path):
+    log = fixture("roce_h100_2x8.log")
+    found = lint(tmp_path, {"netlint.yaml": 'nccl-version: "2.23.4"\n', "run.log": log}, "RUN706")
+    assert [at(f) for f in found] == [line_of(log, "2.21.5")]
+    assert "2.23.4" in found[0].message and found[0].related[0].span.file == "netlint.yaml"
+
+
+def test_run706_same_version(tmp_path):
+    found = lint(tmp_path, {"netlint.yaml": 'nccl-version: "2.21.5"\n', "run.log": fixture("roce_h100_2x8.log")},
+                 "RUN706")
+    assert found == []
+
+
+def test_run706_known_bad_release_in_the_log(tmp_path):
+    log = fixture("roce_h100_2x8.log").replace("2.21.5+cuda12.4", "2.18.1+cuda12.1")
+    found = lint(tmp_path, {"inventory.yaml": inventory(), "run.log": log}, "RUN706")
+    ids = sorted(f.key.split(":")[-1] for f in found)
+    assert "NCCL-2018-LL128-1GPU1NIC" in ids
+    assert all(at(f) == line_of(log, "2.18.1") for f in found)
+
+
+# --- RUN707 env not read / read with another value ------------------------------------------------
+
+def test_run707_read_with_another_value(tmp_path):
+    log = fixture("roce_h100_2x8.log")
+    env = "NCCL_IB_GID_INDEX=5\nNCCL_SOCKET_IFNAME=bond0\nNCCL_IB_TC=106\n"
+    found = lint(tmp_path, {"nccl.env": env, "run.log": log}, "RUN707")
+    assert [at(f) for f in found] == [line_of(log, "to 3.", plus=3)]
+    assert "NCCL_IB_GID_INDEX=3" in found[0].message and "sets 5" in found[0].message
+
+
+def test_run707_not_read(tmp_path):
+    log = fixture("roce_h100_2x8.log")
+    env = "NCCL_IB_GID_INDEX=3\nNCCL_IB_TIMEOUT=22\n"
+    found = lint(tmp_path, {"nccl.env": env, "run.log": log}, "RUN707")
+    assert len(found) == 1 and "NCCL_IB_TIMEOUT=22" in found[0].message
+    assert at(found[0]) == line_of(log, "NET/IB/0")
+
+
+def test_run707_rejected_value(tmp_path):
+    log = ("node1:1:1 [0] NCCL INFO NCCL version 2.23.4+cuda12.6\n"
+           "node1:1:1 [0] NCCL INFO Invalid value 0x for NCCL_IB_TIMEOUT, using default 20.\n")
+    found = lint(tmp_path, {"nccl.env": "NCCL_IB_TIMEOUT=0x\n", "run.log": log}, "RUN707")
+    assert [at(f) for f in found] == [(2, 77)]
+    assert "rejected" in found[0].message
+
+
+def test_run707_silent_when_read_as_written(tmp_path):
+    env = "NCCL_IB_GID_INDEX=0x3\nNCCL_SOCKET_IFNAME=bond0\nNCCL_IB_TC=106\n"
+    assert lint(tmp_path, {"nccl.env": env, "run.log": fixture("roce_h100_2x8.log")}, "RUN707") == []
+
+
+def test_run707_silent_without_env_lines(tmp_path):
+    # NCCL_DEBUG_SUBSYS without ENV: nothing says what was read, so nothing is "not read"
+    log = "\n".join(l for l in fixture("roce_h100_2x8.log").splitlines() if " set " not in l) + "\n"
+    assert lint(tmp_path, {"nccl.env": "NCCL_IB_TIMEOUT=22\n", "run.log": log}, "RUN707") == []
+
+
+# --- RUN708 NVLS / MNNVL -------------------------------------------------------------------------
+
+def test_run708_nvls_not_available(tmp_path):
+    log = fixture("nvls_off_1x8.log")
+    found = lint(tmp_path, {"inventory.yaml": inventory(extra="  nvls: true\n"), "run.log": log}, "RUN708")
+    assert [at(f) for f in found] == [line_of(log, "NVLS multicast")]
+
+
+def test_run708_silent_with_nvls(tmp_path):
+    files = {"inventory.yaml": inventory("infiniband", extra="  nvls: true\n"), "run.log": fixture("ib_h100_2x8.log")}
+    assert lint(tmp_path, files, "RUN708") == []
+    off = {"inventory.yaml": inventory(), "run.log": fixture("nvls_off_1x8.log")}
+    assert lint(tmp_path / "u", off, "RUN708") == []
+
+
+def test_run708_mnnvl_not_used(tmp_path):
+    log = fixture("ib_h100_2x8.log").replace("H100", "GB200")
+    inv = inventory("infiniband", gpu="GB200", gpus=4, domain="  nvlink_domain: 72\n")
+    found = lint(tmp_path, {"inventory.yaml": inv, "run.log": log}, "RUN708")
+    assert [at(f) for f in found] == [line_of(log, "NCCL INFO comm 0x55d5c3a0", plus=10)]
+    assert "MNNVL 0" in found[0].message
+    ok = log.replace("MNNVL 0", "MNNVL 1")
+    assert lint(tmp_path / "ok", {"inventory.yaml": inv, "run.log": ok}, "RUN708") == []
+
+
+# --- RUN709 #wrong -------------------------------------------------------------------------------
+
+def test_run709_wrong_elements(tmp_path):
+    out = nccl_tests_text("all_reduce_perf", ["node01", "node02"], 8, lambda s: min(370.0, s / 1e6),
+                       wrong=lambda s, ip: 17 if s == 1 << 20 and ip else 0)
+    found = lint(tmp_path, {"ar.txt": out}, "RUN709")
+    row = next(l for l in out.splitlines() if l.strip().startswith(str(1 << 20) + " "))
+    assert len(found) == 1
+    assert at(found[0]) == (out.splitlines().index(row) + 1, len(row) - 1)   # the in-place #wrong cell
+    assert "#wrong 17 at 1 MiB" in found[0].message
+
+
+def test_run709_clean(tmp_path):
+    out = nccl_tests_text("all_reduce_perf", ["node01", "node02"], 8, lambda s: min(370.0, s / 1e6))
+    assert lint(tmp_path, {"ar.txt": out}, "RUN709") == []
+
+
+# --- RUN710 busbw below the model (acceptance: 8×400G, half reported, 90% not) --------------------
+
+def _busbw_run(tmp_path, peak: float, **inv):
+    out = nccl_tests_text("all_reduce_perf", ["node01", "node02"], 8, lambda s: min(peak, s / 2e5))
+    return out, lint(tmp_path, {"inventory.yaml": inventory("infiniband", **inv), "ar.txt": out}, "RUN710")
+
+
+def test_run710_half_of_8x400g_is_reported_with_both_figures(tmp_path):
+    out, found = _busbw_run(tmp_path, 185.0)
+    assert len(found) == 1
+    last = out.splitlines().index(next(l for l in out.splitlines() if l.strip().startswith(str(8 << 30))))
+    assert at(found[0]) == (last + 1, 72)          # the out-of-place busbw cell of the 8 GiB row
+    assert "185.0 GB/s" in found[0].message and "369.7 GB/s" in found[0].message
+    assert "8×400G" in found[0].message
+
+
+def test_run710_ninety_percent_is_not(tmp_path):
+    assert _busbw_run(tmp_path, 0.9 * 369.7)[1] == []
+
+
+def test_run710_fraction_is_configurable(tmp_path):
+    out = nccl_tests_text("all_reduce_perf", ["node01", "node02"], 8, lambda s: min(0.85 * 369.7, s / 2e5))
+    files = {"inventory.yaml": inventory("infiniband"), "ar.txt": out,
+             "netlint.yaml": "rules:\n  RUN710:\n    fraction: 0.1\n"}
+    write_repo(tmp_path, files)
+    report = run_lint(tmp_path, inventory=tmp_path / "inventory.yaml", config=tmp_path / "netlint.yaml",
+                      select=["RUN710"])
+    assert [f.code for f in report.findings] == ["RUN710"]
+
+
+def test_run710_silent_on_other_gpus(tmp_path):
+    out = nccl_tests_text("all_reduce_perf", ["n1", "n2"], 8, lambda s: 50.0).replace("H100 80GB HBM3", "A100-SXM4-80GB")
+    assert lint(tmp_path, {"inventory.yaml": inventory("infiniband"), "ar.txt": out}, "RUN710") == []
+
+
+# --- RUN711 saturation ---------------------------------------------------------------------------
+
+def test_run711_saturation_size(tmp_path):
+    out = nccl_tests_text("all_reduce_perf", ["node01", "node02"], 8, lambda s: min(360.0, s / 1e6))
+    found = lint(tmp_path, {"ar.txt": out}, "RUN711")
+    assert len(found) == 1
+    assert "512 MiB" in found[0].message
+    assert at(found[0]) == line_of(out, str(512 << 20))
+
+
+def test_run711_still_rising(tmp_path):
+    out = nccl_tests_text("all_reduce_perf", ["node01"], 8, lambda s: s / 1e6, size_list=[1 << k for k in range(20, 26)])
+    found = lint(tmp_path, {"ar.txt": out}, "RUN711")
+    assert "still rising" in found[0].message and at(found[0]) == line_of(out, str(32 << 20), nth=1)
+
+
+@pytest.mark.parametrize("code", ["RUN701", "RUN702", "RUN703", "RUN704", "RUN705", "RUN706", "RUN707",
+                                  "RUN708", "RUN710"])
+def test_rules_silent_on_clean_ib_run(tmp_path, code):
+    files = {"inventory.yaml": inventory("infiniband", extra="  nvls: true\n  gpudirect_rdma: true\n"),
+             "netlint.yaml": 'nccl-version: "2.23.4"\n',
+             "nccl.env": "NCCL_IB_HCA=mlx5_0,mlx5_1,mlx5_2,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_7\nNCCL_SOCKET_IFNAME=ib0\n",
+             "run.log": fixture("ib_h100_2x8.log"),
+             "ar.txt": nccl_tests_text("all_reduce_perf", ["node01", "node02"], 8, lambda s: min(360.0, s / 2e5))}
+    write_repo(tmp_path, files)
+    report = run_lint(tmp_path, inventory=tmp_path / "inventory.yaml", config=tmp_path / "netlint.yaml", select=[code])
+    assert [(f.code, f.message) for f in report.findings] == []
