@@ -13,7 +13,7 @@ INTERNAL = re.compile(r"research/|\.\./shared|\b(jobs|switch-qos|nccl|modeling|l
 PUBLIC = re.compile(r"@[0-9a-f]{7,40}\b|https?://|\bRFC ?\d+|IEEE 802|arXiv:|\w\(\d\)|Reference Manual"
                     r"|\bv\d+\.\d+\.\d+-\d|[Uu]ser [Gg]uide")
 # NL0xx are netlint's own diagnostics (load/parse/config problems): no outside fact to cite.
-FACT_FAMILIES = ("JOB", "FAB", "NCCL", "QOS", "XC", "NIC")
+FACT_FAMILIES = ("JOB", "FAB", "NCCL", "QOS", "XC", "NIC", "RUN")
 
 
 def _rules():
