@@ -93,6 +93,13 @@ class Advice:
     rejected: dict[str, int] = field(default_factory=dict)
     note: str | None = None
     peak_tflops: float = 0.0
+    limits: Limits | None = None
+
+    @property
+    def current_is_valid(self) -> bool:
+        """The layout as written stays in the NVLink domain and fits in memory."""
+        return self.current is not None and self.limits is not None and _inside(self.current.split, self.limits) \
+            and self.current.memory.fits
 
     @property
     def best(self) -> Candidate | None:
@@ -206,7 +213,7 @@ def advise(shape: S.ModelShape, current: Split, fw: Framework, hw: ST.Hardware, 
     cur_est = ST.evaluate(shape, current, framework_for(fw, current, lim), hw)
     cur = Candidate(current, cur_est, M.per_gpu(shape, current, framework_for(fw, current, lim), lim.gpu_gb,
                                                 lim.flash, lim.usable))
-    advice = Advice(cur, ranked if top is None else ranked[:top], considered, rejected, note, hw.peak_tflops)
+    advice = Advice(cur, ranked if top is None else ranked[:top], considered, rejected, note, hw.peak_tflops, lim)
     cur.why = _facts(cur, lim)
     for i, c in enumerate(advice.ranked):
         c.why = _facts(c, lim) + _wins(c, advice.ranked[i + 1] if i + 1 < len(advice.ranked) else None, i + 2, cur)
@@ -314,9 +321,11 @@ def from_job(job, inventory, mfu: float):
                                         "--account-for-loss-in-pipeline-split"))
     deepspeed = job.framework in C.DEEPSPEED_FAMILY
     batches, readable = _batches(job)
+    etp = None if "etp" in job.defaulted or job.int("etp") is None else job.int("etp")
+    split = replace(split, etp=etp)       # ETP follows TP unless the job writes it
     lim = Limits(world=world, domain=hw.domain or node["gpus"], gpu_gb=node["gpu"].hbm_gb, framework=job.framework,
                  sequence_parallel=job.flag("sequence_parallel") or job.framework == "torchtitan",
-                 etp=None if "etp" in job.defaulted or job.int("etp") is None else job.int("etp"),
+                 etp=etp,
                  vary=frozenset(vary), pipeline_layers=shape.layers + extra,
                  vpp_min_pp=3 if "--no-overlap-p2p-communication" in job.args else 2,
                  max_pp=1 if deepspeed and (fw.zero_stage or 0) >= 2 else None,

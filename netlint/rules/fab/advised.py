@@ -85,6 +85,8 @@ def advised_fix(ws, job, accept=None, better_than_current: bool = False, advice=
         if got is None:
             continue
         edits, words = got
+        if not edits:
+            continue
         if c.split.dp != cur.split.dp:
             words.append(f"DP {cur.split.dp} → {c.split.dp}")
         step = f"modelled step {c.step_s:.2f} s" + (f" vs {cur.step_s:.2f} s" if cur.step_s else "")
