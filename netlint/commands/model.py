@@ -6,6 +6,8 @@ step in time — compute at the ``mfu`` compute efficiency, pipeline bubble, and
 the bytes per GPU, the bytes through the NICs, the communication time, the compute that hides it and
 what stays exposed, with the NIC bandwidth per GPU the dimension needs to add at most FAB504's
 ``budget`` of the compute (netlint.fabric; formulas and sources in its module docstrings).
+``--advise`` adds the job's layouts ranked by modelled step, with memory per GPU
+(netlint.commands.model_advise; docs/model.md).
 
 ``--format json`` emits ``{"jobs": [{"file", "framework", "world_size", "parallel", "shape",
 "params", "params_activated", "flops_per_token", "step_flops", "step_flops_classic", "time":
