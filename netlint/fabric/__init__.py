@@ -8,6 +8,8 @@
   communication for (shape, split, framework settings, hardware) — pure, for a layout advisor;
 - :mod:`netlint.fabric.settings` — a job and an inventory as those inputs;
 - :mod:`netlint.fabric.model` — :func:`~netlint.fabric.model.analyze` per job, cached per workspace;
+- :mod:`netlint.fabric.memory` — memory per GPU of a layout: weights, gradients, optimizer state, activations;
+- :mod:`netlint.fabric.advisor` — the layouts a job's model and cluster allow, ranked by modelled step;
 - :mod:`netlint.fabric.formulas` — the papers' closed forms (Narayanan 2021, Korthikanti 2022, ZeRO).
 
 Each module cites the framework source (``repo@commit path Lnn``) or paper its formulas follow.
