@@ -26,8 +26,8 @@ step time — the model parallelism that fits memory and leaves the rest to DP u
 Takeaway #2: "a total model-parallel size of M = t·p should be used so that the model's parameters
 and intermediate metadata fit in GPU memory; data parallelism can be used to scale up training").
 The grid is bounded: TP, PP and EP over divisors, CP over powers of two up to :data:`CP_MAX`, VPP up to
-:data:`VPP_MAX`; at most :data:`MAX_EVALUATED` layouts are timed (the least model-parallel first, a note
-says so).
+:data:`VPP_MAX` (and the job's own CP and VPP); at most :data:`MAX_EVALUATED` layouts are timed (the
+least model-parallel first, a note says so).
 """
 
 from __future__ import annotations
@@ -41,13 +41,14 @@ from netlint.fabric import step as ST
 from netlint.fabric.traffic import Framework, Split
 
 MAX_EVALUATED = 2000
-TIE = 0.02          # layouts within 2% of each other: fewer parallel dimensions, fewer changes first
+TIE = 0.02          # layouts within 2% of each other: fewer changes, then fewer parallel dimensions first
 VPP_MAX = 8
 CP_MAX = 32
 UNEVEN_PP = ("--decoder-first-pipeline-num-layers", "--decoder-last-pipeline-num-layers",
              "--pipeline-model-parallel-layout", "--hybrid-override-pattern")
 _CP = ("megatron", "nemo", "torchtitan")
 _VPP = ("megatron", "nemo")
+_EVEN_PP = ("megatron", "nemo")     # Megatron-DeepSpeed, gpt-neox and torchtitan partition stages themselves
 
 
 @dataclass(frozen=True)
@@ -63,6 +64,7 @@ class Limits:
     vpp_min_pp: int = 2                  # 3 with --no-overlap-p2p-communication
     max_pp: int | None = None            # 1 under DeepSpeed ZeRO-2/3
     flash: bool = True                   # fused attention: no s×s scores kept
+    bf16: bool = False                   # bf16 model (DeepSpeed's BF16_Optimizer without ZeRO)
     batches: tuple = ()                  # other global batches of a ramp-up or schedule (JOB420)
     fixed_dp: int | None = None          # a batch schedule netlint cannot read: DP stays
     usable: float = M.USABLE_FRACTION
@@ -130,11 +132,13 @@ def _grid(shape: S.ModelShape, cur: Split, lim: Limits, rejected: dict[str, int]
     layers = lim.pipeline_layers or shape.layers
     out: list[Split] = []
     for tp in tps:
-        pps = axis("pp", (p for p in divisors(w // tp) if layers % p == 0 and (lim.max_pp is None or p <= lim.max_pp)))
+        pps = axis("pp", (p for p in divisors(w // tp) if p <= layers and (lim.max_pp is None or p <= lim.max_pp)
+                          and (layers % p == 0 or lim.framework not in _EVEN_PP)))
         for pp in pps:
             if w % (tp * pp):
                 continue
-            cps = axis("cp", (c for c in (2 ** i for i in range(6)) if c <= CP_MAX and (w // (tp * pp)) % c == 0
+            powers = {cur.cp, *(2 ** i for i in range(CP_MAX.bit_length()))}
+            cps = axis("cp", (c for c in sorted(powers) if (w // (tp * pp)) % c == 0
                               and (c == 1 or shape.seq % (2 * c) == 0))) if lim.framework in _CP else [cur.cp]
             for cp in cps:
                 if w % (tp * pp * cp):
@@ -148,7 +152,7 @@ def _grid(shape: S.ModelShape, cur: Split, lim: Limits, rejected: dict[str, int]
                 m = gb // (cur.micro_batch * dp)
                 vpps = [1]
                 if "vpp" in vary and lim.framework in _VPP and pp >= lim.vpp_min_pp and m >= pp:
-                    vpps += [v for v in divisors(layers // pp) if 1 < v <= VPP_MAX]
+                    vpps += [v for v in divisors(layers // pp) if 1 < v and (v <= VPP_MAX or v == cur.vpp)]
                 elif "vpp" not in vary:
                     vpps = [cur.vpp]
                 for ep in _eps(shape, cur, lim, tp, pp, dp):
@@ -189,7 +193,7 @@ def advise(shape: S.ModelShape, current: Split, fw: Framework, hw: ST.Hardware, 
         if not _inside(sp, lim):
             rejected["NVLink domain"] = rejected.get("NVLink domain", 0) + 1
             continue
-        mem = M.per_gpu(shape, sp, framework_for(fw, sp, lim), lim.gpu_gb, lim.flash, lim.usable)
+        mem = M.per_gpu(shape, sp, framework_for(fw, sp, lim), lim.gpu_gb, lim.flash, lim.usable, lim.bf16)
         if not mem.fits:
             rejected["memory"] = rejected.get("memory", 0) + 1
             continue
@@ -209,15 +213,21 @@ def advise(shape: S.ModelShape, current: Split, fw: Framework, hw: ST.Hardware, 
     if ranked:
         best = min(c.step_s for c in ranked)
         ranked.sort(key=lambda c: (int(math.log(c.step_s / best) / math.log(1 + TIE)) if best > 0 else 0,
-                                   _dims(c.split), _changes(c.split, current), c.step_s, c.memory.total))
+                                   _changes(c.split, current), _dims(c.split), c.step_s, c.memory.total))
     cur_est = ST.evaluate(shape, current, framework_for(fw, current, lim), hw)
     cur = Candidate(current, cur_est, M.per_gpu(shape, current, framework_for(fw, current, lim), lim.gpu_gb,
-                                                lim.flash, lim.usable))
+                                                lim.flash, lim.usable, lim.bf16))
     advice = Advice(cur, ranked if top is None else ranked[:top], considered, rejected, note, hw.peak_tflops, lim)
     cur.why = _facts(cur, lim)
+    if not any(_same(sp, current) for sp in grid):
+        cur.why.insert(0, "a split the framework refuses (see the JOB4xx findings)")
     for i, c in enumerate(advice.ranked):
         c.why = _facts(c, lim) + _wins(c, advice.ranked[i + 1] if i + 1 < len(advice.ranked) else None, i + 2, cur)
     return advice
+
+
+def _same(a: Split, b: Split) -> bool:
+    return all(getattr(a, k) == getattr(b, k) for k in ("tp", "pp", "vpp", "cp", "ep", "dp", "expert_tp"))
 
 
 def _dims(sp: Split) -> int:
@@ -272,14 +282,17 @@ def _facts(c: Candidate, lim: Limits) -> list[str]:
 
 def _wins(c: Candidate, nxt: Candidate | None, rank: int, cur: Candidate) -> list[str]:
     out = []
-    if cur.step_s and c.step_s and c.split != cur.split:
+    if _same(c.split, cur.split):
+        out.append("the layout as written")
+    elif cur.step_s and c.step_s:
         r = cur.step_s / c.step_s
         out.append(f"{r:.2f}x the speed of the layout as written" if r >= 1.005 else
                    "as fast as the layout as written" if r > 0.995 else f"{r:.2f}x the speed as written")
     if nxt is None or nxt.estimate is None or c.estimate is None:
         return out
     if c.step_s > nxt.step_s:
-        simpler = "fewer parallel dimensions" if _dims(c.split) < _dims(nxt.split) else "fewer changes"
+        simpler = "fewer changes" if _changes(c.split, cur.split) < _changes(nxt.split, cur.split) \
+            else "fewer parallel dimensions"
         out.append(f"within {c.step_s / nxt.step_s - 1:.1%} of #{rank} with {simpler}")
         return out
     parts = {"bubble": nxt.estimate.bubble_s - c.estimate.bubble_s}
@@ -330,7 +343,7 @@ def from_job(job, inventory, mfu: float):
                  vpp_min_pp=3 if "--no-overlap-p2p-communication" in job.args else 2,
                  max_pp=1 if deepspeed and (fw.zero_stage or 0) >= 2 else None,
                  flash=not deepspeed or any(f in job.args for f in ("--use-flash-attn", "--use-flash-attn-v2")),
-                 batches=batches, fixed_dp=None if readable else split.dp)
+                 batches=batches, fixed_dp=None if readable else split.dp, bf16=job.value("dtype") == "bf16")
     return (shape, split, fw, hw, lim), None
 
 

@@ -14,7 +14,10 @@ loaded rank (the first pipeline stage: it holds the word embedding and the most 
 - DeepSpeed ZeRO (Rajbhandari et al., "ZeRO: Memory Optimizations Toward Training Trillion Parameter
   Models", SC'20, arXiv:1910.02054, §3.1 and §5.1, Fig. 1): mixed-precision Adam keeps 2Ψ + 2Ψ + KΨ
   with K = 12; stage 1 shards the K part over N_d (4 + 12/N_d), stage 2 the gradients too
-  (2 + 14/N_d), stage 3 everything (16/N_d). fp32 models: 4 + 4 + 8.
+  (2 + 14/N_d), stage 3 everything (16/N_d). fp32 models: 4 + 4 + 8. A bf16 model without ZeRO runs
+  DeepSpeed's BF16_Optimizer: fp32 gradients, master weights and Adam sharded over DP, 6 + 12/d
+  (deepspeedai/DeepSpeed@38327e07 ``deepspeed/runtime/engine.py`` L1010-1025, L1346-1348;
+  ``deepspeed/runtime/bf16_optimizer.py`` L147-165).
 - torchtitan FSDP2 (pytorch/torchtitan@238fa99 ``torchtitan/config/job_config.py`` L282-293): fp32
   sharded parameters, fp32 gradients and Adam's moments, all sharded over dp_shard×CP (16/d), plus the
   bf16 parameters of the layer being computed and of the one prefetched (two layers, unsharded).
@@ -143,8 +146,9 @@ def shard(shape: S.ModelShape, sp: Split) -> Shard:
     return Shard(dense, expert, layer)
 
 
-def states(shape: S.ModelShape, sp: Split, fw: Framework) -> tuple[float, float, float]:
-    """(weights, gradients, optimizer) bytes on the most loaded rank."""
+def states(shape: S.ModelShape, sp: Split, fw: Framework, bf16: bool = False) -> tuple[float, float, float]:
+    """(weights, gradients, optimizer) bytes on the most loaded rank; ``bf16``: the model is bf16 (DeepSpeed
+    then runs its BF16_Optimizer without ZeRO)."""
     sh = shard(shape, sp)
     dp_dense = sp.dp * sp.cp
     edp = max(1, sp.world // (sp.expert_tp * sp.ep * sp.pp))
@@ -153,7 +157,13 @@ def states(shape: S.ModelShape, sp: Split, fw: Framework) -> tuple[float, float,
         a, b = fsdp_bytes(max(1, dp_dense // rep)), fsdp_bytes(max(1, edp // rep))
         w, g, o = (sh.dense * x + sh.expert * y for x, y in zip(a, b))
         return w + 2 * sh.layer * fw.param_bytes, g, o     # + this layer and the prefetched one, bf16
-    if fw.deepspeed:
+    if fw.deepspeed and bf16 and not fw.zero_stage:
+        # bf16 without ZeRO accumulates gradients in fp32 (runtime/engine.py L1017-1019) and runs the
+        # BF16_Optimizer (L1346-1348), which shards the fp32 master weights and Adam over DP
+        # (runtime/bf16_optimizer.py L147-165): bf16 params, fp32 gradients, 12/d — as Megatron's.
+        a = megatron_bytes(2, 4, True, dp_dense)
+        b = megatron_bytes(2, 4, True, edp)
+    elif fw.deepspeed:
         fp32 = fw.param_bytes >= 4
         a, b = zero_bytes(fw.zero_stage or 0, dp_dense, fp32), zero_bytes(fw.zero_stage or 0, edp, fp32)
     else:
@@ -230,6 +240,6 @@ def activations(shape: S.ModelShape, sp: Split, fw: Framework, flash: bool = Tru
 
 
 def per_gpu(shape: S.ModelShape, sp: Split, fw: Framework, gpu_gb: float, flash: bool = True,
-            usable: float = USABLE_FRACTION) -> Memory:
-    w, g, o = states(shape, sp, fw)
+            usable: float = USABLE_FRACTION, bf16: bool = False) -> Memory:
+    w, g, o = states(shape, sp, fw, bf16)
     return Memory(w, g, o, activations(shape, sp, fw, flash), gpu_gb * 1e9, usable)

@@ -255,6 +255,17 @@ def test_text_output_shows_the_ranking_and_why(tmp_path, capsys):
                for line in out)
 
 
+def test_a_split_the_framework_refuses_is_marked(tmp_path, capsys):
+    """Megatron-LM's own Mixtral example on one 8-GPU node: PP 4 × EP 8 needs 32 GPUs (JOB404,
+    parallel_state.py L871-884), so the layout as written is marked, and no valid layout of 8 GPUs holds
+    46.7B parameters in 72 GB."""
+    script = MIXTRAL.replace("--nnodes 8", "--nnodes 1")
+    jobs = _advise_json(tmp_path, capsys, {"inventory.yaml": inv(nodes=1), "mixtral.sh": script})
+    adv = jobs[0]["advice"]
+    assert adv["current"]["why"][0] == "a split the framework refuses (see the JOB4xx findings)"
+    assert adv["ranked"] == [] and adv["rejected"] == {"memory": adv["considered"]}
+
+
 def test_no_inventory_no_advice(tmp_path, capsys):
     jobs = _advise_json(tmp_path, capsys, {"mixtral.sh": MIXTRAL})
     assert jobs[0]["advice"] == {"unavailable": "no inventory"}

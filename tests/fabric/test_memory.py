@@ -114,3 +114,14 @@ def test_175b_on_one_node_does_not_fit_but_tp8_pp16_does():
     big = M.per_gpu(GPT3, Split(tp=8, pp=16, dp=8, micro_batch=1, global_batch=1536), fw, 80)
     assert not small.fits and big.fits and big.limit == pytest.approx(72e9)
     assert big.as_dict()["total_gb"] == pytest.approx(big.total / 1e9, abs=0.01)
+
+
+def test_deepspeed_bf16_without_zero_shards_the_optimizer():
+    """deepspeedai/DeepSpeed@38327e07 runtime/engine.py L1017-1019 (bf16 without ZeRO accumulates in
+    fp32), L1346-1348 (then BF16_Optimizer), runtime/bf16_optimizer.py L147-165 (fp32 master partition
+    per DP rank): bf16 parameters 2 + fp32 gradients 4 + 12/d; fp16 without ZeRO keeps all 16 (ZeRO §3.1)."""
+    sp = Split(tp=4, pp=12, dp=4, micro_batch=2, global_batch=2048)
+    fw = Framework(name="megatron-deepspeed", grad_bytes=2, param_bytes=2, zero_stage=0)
+    psi = M.shard(GPT3, sp).dense
+    assert sum(M.states(GPT3, sp, fw, bf16=True)) == pytest.approx(psi * (6 + 12 / 4))
+    assert sum(M.states(GPT3, sp, fw, bf16=False)) == pytest.approx(psi * 16)
