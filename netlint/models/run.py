@@ -19,6 +19,8 @@ from typing import Any
 from netlint.located import Span
 
 MAX_RECORDS = 4096   # per list of repeated lines (channels, paths, warnings, rows)
+# Variables whose "set by environment" line NCCL prints under NCCL_ALL, whatever NCCL_DEBUG_SUBSYS says.
+ALL_FLAG = ("NCCL_P2P_LEVEL", "NCCL_NET_GDR_LEVEL", "NCCL_P2P_DISABLE", "NCCL_COLLNET_ENABLE")
 
 
 @dataclass(slots=True)
@@ -67,6 +69,7 @@ class EnvRead:
     name_span: Span
     host: str | None = None
     rejected: str | None = None  # "Invalid value X for NAME, using default D.": X (value is then D)
+    by_env: bool = False          # "… set by environment to …" (not "… set to …")
 
 
 @dataclass(slots=True)
@@ -98,6 +101,7 @@ class NcclRun:
     channels: list[NetChannel] = field(default_factory=list)
     paths: list[Fact] = field(default_factory=list)           # "P2P/CUMEM/read", "SHM/direct/direct"
     gdr_disabled: list[Fact] = field(default_factory=list)    # "GPU Direct RDMA Disabled for GPU …"
+    rings_gdr: list[Fact] = field(default_factory=list)       # "Connected all rings, use ring PXN 0 GDR 1"
     env: list[EnvRead] = field(default_factory=list)
     warnings: list[Fact] = field(default_factory=list)
     comms: list[CommInfo] = field(default_factory=list)
@@ -138,9 +142,11 @@ class NcclRun:
 
     @property
     def reports_env(self) -> bool:
-        """NCCL printed at least one ``… set by environment to …`` line: the ENV subsystem is logged
-        (it is in NCCL_DEBUG_SUBSYS's default, INIT,BOOTSTRAP,ENV), so a variable it read would show."""
-        return bool(self.env)
+        """The ENV subsystem is logged (it is in NCCL_DEBUG_SUBSYS's default, INIT,BOOTSTRAP,ENV): some
+        ``… set by environment to …`` line printed under the ENV flag — not the few NCCL prints under
+        every flag (``*_LEVEL``/``NCCL_P2P_DISABLE``, src/graph/paths.cc L218-240; ``NCCL_COLLNET_ENABLE``,
+        src/init.cc L881), which show even when ENV is not logged."""
+        return any(e.by_env and e.rejected is None and e.name not in ALL_FLAG for e in self.env)
 
 
 @dataclass(slots=True)

@@ -14,7 +14,8 @@ put a ``[%F %T] `` timestamp first, ``NCCL_DEBUG_TIMESTAMP_FORMAT``):
 - ``%s:%d:%d NCCL CALL ``.
 
 Launchers put their own prefix first: Open MPI ``--tag-output`` ``[1,0]<stdout>:``, Slurm ``srun
---label`` ``0: ``, PyTorch elastic ``[rank0]:``. :data:`NCCL_LINE` finds NCCL's prefix anywhere
+--label`` ``0: ``, PyTorch elastic ``[rank0]:``, Intel MPI / MPICH ``-prepend-rank`` ``[0] `` (which
+also lands inside a line each time a process flushes part of it: ``-1[0]    1626.5``). :data:`NCCL_LINE` finds NCCL's prefix anywhere
 in the line, so any launcher prefix before it is skipped; :func:`strip_launcher` removes them for
 lines that have no NCCL prefix (nccl-tests output).
 """
@@ -29,10 +30,10 @@ from netlint.located import Span
 MAX_LINE = 65536
 
 NCCL_LINE = re.compile(
-    r"(?P<host>[A-Za-z0-9_.\-]+):(?P<pid>\d+):(?P<tid>\d+) (?:\[(?P<dev>\d+)\] )?"
+    r"(?P<host>[A-Za-z0-9_.\-]*):(?P<pid>\d+):(?P<tid>\d+) (?:\[(?P<dev>\d+)\] )?"
     r"(?:\d+\.\d+ )?(?:\S+:\d+ (?:\([^)]*\) )?)?NCCL (?P<level>INFO|WARN|TRACE|CALL) ")
 
-LAUNCHER = re.compile(r"(?:\s*\[\d+,\d+\]<(?:stdout|stderr)>:|\s*\d+:\s|\s*\[rank\d+\]:\s?"
+LAUNCHER = re.compile(r"(?:\s*\[\d+,\d+\]<(?:stdout|stderr)>:|\s*\d+:\s|\s*\[rank\d+\]:\s?|\s*\[\d+\]\s"
                       r"|\s*\[\d{4}-\d\d-\d\d[ T][\d:.,]+\]\s)*")
 
 MARKERS = (" NCCL INFO ", " NCCL WARN ", " NCCL TRACE ")

@@ -65,17 +65,20 @@ def compare(test, node, fractions=None) -> Comparison | None:
 
 
 def saturation(test):
-    """(row where busbw first reaches NEAR_PEAK of the peak and stays above it, peak GB/s, rising):
-    ``rising`` when the largest size is the first such row — the peak may not have been measured."""
+    """(row from which busbw stays within NEAR_PEAK of the peak up to the peak, peak GB/s, rising, after):
+    ``rising`` when the peak is at the largest size and the size before is still well below it — the
+    peak may not have been measured; ``after`` the lowest busbw of the sizes larger than the peak's."""
     rows = [r for r in test.rows if r.busbw() is not None]
     if len(rows) < 4:
         return None
     rows.sort(key=lambda r: r.size)
-    peak = max(r.busbw() for r in rows)
+    top = max(range(len(rows)), key=lambda i: (rows[i].busbw(), rows[i].size))
+    peak = rows[top].busbw()
     if peak <= 0:
         return None
-    at = len(rows) - 1
+    at = top
     while at > 0 and rows[at - 1].busbw() >= NEAR_PEAK * peak:
         at -= 1
-    rising = at == len(rows) - 1 and rows[-2].busbw() < 0.9 * peak
-    return rows[at], peak, rising
+    rising = top == len(rows) - 1 and at == top and rows[-2].busbw() < 0.9 * peak
+    after = min((r.busbw() for r in rows[top + 1:]), default=None)
+    return rows[at], peak, rising, after

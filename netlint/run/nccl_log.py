@@ -59,11 +59,16 @@ IB_USING = re.compile(r"NET/IB ?: ?Using(.*?);\s*OOB\s+(\S+)")
 IB_DEV = re.compile(r"\[(\d+)\]\s*([^\s:\[\]{},=]+):(\d+)/(IB|RoCE)")
 SOCKET_USING = re.compile(r"NET/Socket ?: ?Using\s+(\[\d+\].*)$")
 GID = re.compile(r"NET/IB: NCCL (?:Merged)?Dev (\d+) IbDev (\d+) Port (\d+) qpn \d+ mtu \d+ .*?\bGID (\d+) \(")
-NET_CHANNEL = re.compile(r"Channel (\d+)/\d+ : (\d+)\[\d+\] -> (\d+)\[\d+\] \[(send|receive)\] via "
-                         r"NET/(.+?)/(\d+)(?:\(\d+\))?(/GDRDMA(?:\(PCI\))?)?(?:/Shared)?\s*$")
-PATH = re.compile(r"Channel \d+(?:/\d+)? : \d+\[\d+\] -> \d+\[\d+\] via ((?:P2P|SHM)/\S+(?: pointer\S*)?)")
+# Before 2.12 the line had no "/connIndex" and showed the peer's bus id: "Channel 01 : 2[c7000] -> 0[87000]".
+# Up to 2.6 the same lines began "Ring 00 : 7 -> 8 [send] via NET/AWS Libfabric/0".
+NET_CHANNEL = re.compile(r"(?:Channel|Ring) (\d+)(?:/\d+)? : (\d+)(?:\[\w+\])? -> (\d+)(?:\[\w+\])? \[(send|receive)\] "
+                         r"via NET/(.+?)/(\d+)(?:\(\d+\))?(/GDRDMA(?:\(PCI\))?)?(?:/Shared)?\s*$")
+PATH = re.compile(r"(?:Channel|Ring) \d+(?:/\d+)? : \d+(?:\[\w+\])? -> \d+(?:\[\w+\])? via ((?:P2P|SHM)/\S+(?: pointer\S*)?)")
+# 2.24+: "Connected all rings, use ring PXN %d GDR %d" (v2.24.3-1 src/transport/generic.cc; 5067397c L40):
+# GDR 0 when some ring connection over the network runs without GPUDirect RDMA (src/transport/net.cc L313).
+RINGS_GDR = re.compile(r"Connected all rings, use ring PXN \d+ GDR (\d+)")
 GDR_OFF = re.compile(r"GPU Direct RDMA Disabled for GPU (\w+) / HCA (\w+) \(distance (\d+) > (-?\d+)\)")
-ENV = re.compile(r"(?:\w+/Plugin: )?(NCCL_[A-Z0-9_]+) set (?:by environment )?to (.*?)\s*$")
+ENV = re.compile(r"(?:\w+/Plugin: )?(NCCL_[A-Z0-9_]+) set (by environment )?to (.*?)\s*$")
 ENV_INVALID = re.compile(r"Invalid value (.*) for (NCCL_[A-Z0-9_]+), using default (-?\d+)\.")
 COMM = re.compile(r"comm 0x[0-9a-fA-F]+ rank (\d+) nRanks (\d+) nNodes (\d+) localRanks (\d+) localRank \d+"
                   r"(?: MNNVL (\d+))?")
@@ -71,7 +76,7 @@ COUNTS = re.compile(r"(\d+) (coll|collnet|nvls|p2p) channels(?! per)")
 NVLS_SUPPORT = re.compile(r"NVLS multicast support is (not )?available on dev (\d+)")
 NVLS_USED = ("NVLS comm ", "Connected NVLS", "NVLS Trees", "NVLS Head")
 COLLNET_USED = re.compile(r"(?:CollNet \d+/\d+ : \d+ \[(?:send|receive)\] via COLLNET/|(?:rank \d+ )?Connected CollNet)")
-RING = re.compile(r"(?:Channel \d+/\d+ :\s+\d|Ring \d+ : )")
+RING = re.compile(r"(?:Channel \d+/\d+ :\s+\d|Ring \d+ : \d+ -> \d+ -> \d+)")
 OFI = re.compile(r"NET/OFI ((?:Selected [Pp]rovider is|Using Libfabric version|Initializing) .+)$")
 
 
@@ -121,7 +126,7 @@ class NcclReader:
             return Fact(value, loc.span(at + m.start(group), at + m.end(group)), host)
 
         head = msg
-        if head.startswith("Channel "):
+        if head.startswith("Channel ") or head.startswith("Ring "):
             if "via NET/" in msg:
                 m = NET_CHANNEL.match(msg)
                 if m:
@@ -138,11 +143,11 @@ class NcclReader:
         if head.startswith("NCCL_") or head.startswith("TUNER/Plugin") or head.startswith("NET/Plugin: NC"):
             m = ENV.match(msg)
             if m:
-                name, value = m.group(1), m.group(2)
+                name, value = m.group(1), m.group(3)
                 if value.endswith(".") and _int(value[:-1]):   # "%lld." (param.cc L86)
                     value = value[:-1]
-                run.add("env", EnvRead(name, value, loc.span(at + m.start(2), at + m.start(2) + len(value)),
-                                       loc.span(at + m.start(1), at + m.end(1)), host))
+                run.add("env", EnvRead(name, value, loc.span(at + m.start(3), at + m.start(3) + len(value)),
+                                       loc.span(at + m.start(1), at + m.end(1)), host, by_env=bool(m.group(2))))
             return
         if head.startswith("NET/"):
             self._net(loc, at, msg, host, fact)
@@ -188,6 +193,11 @@ class NcclReader:
         if msg.startswith(NVLS_USED):
             run.add("nvls_used", Fact(msg.strip(), loc.span(at, len(line)), host))
             return
+        if head.startswith("Connected all rings, use"):
+            m = RINGS_GDR.match(msg)
+            if m:
+                run.add("rings_gdr", fact(m.group(1) == "1", m))
+            return
         if head.startswith("Trees"):
             run.trees += 1
             return
@@ -195,9 +205,6 @@ class NcclReader:
             counts = {k: int(n) for n, k in COUNTS.findall(msg)}
             if counts:
                 run.add("channel_counts", Fact(counts, loc.span(at, len(line)), host))
-            return
-        if head.startswith("Ring "):
-            run.rings += 1
             return
         if COLLNET_USED.match(msg):
             run.add("collnet_used", Fact(msg.strip(), loc.span(at, len(line)), host))

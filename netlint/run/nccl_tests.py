@@ -35,6 +35,8 @@ STARTING = re.compile(r"# Collective test starting: (\S+)")
 PARAMS = re.compile(r"# nThread (\d+) nGpus (\d+) minBytes (\d+) maxBytes (\d+) step: (\d+)\((\w+)\) "
                     r"warmup iters: (\d+) iters: (\d+)(?: agg iters: (\d+))? validation: (\d+)"
                     r"(?: graph: (\d+))?")
+HEADER = re.compile(r"(?m)^\S{0,40}\s*#?\s+size\s+count\s+type\s+redop\s.*\balgbw\s+busbw\b")
+PARAMS_ANY = re.compile(r"nThread \d+ nGpus \d+ minBytes \d+ maxBytes \d+")
 DEVICE = re.compile(r"#\s+Rank\s+(\d+)(?:\s+Group\s+\d+)?\s+Pid\s+\d+\s+on\s+(\S+)\s+device\s+(\d+)\s+\[[^\]]*\]\s*(.*?)\s*$")
 OOB = re.compile(r"# Out of bounds values\s*: (\d+)")
 AVG = re.compile(r"# Avg bus bandwidth\s*: (\S+)")
@@ -42,6 +44,8 @@ PROGRAM = re.compile(r"\b((?:all_reduce|all_gather|reduce_scatter|alltoall|allto
                      r"gather|scatter|hypercube)_perf)(?:_mpi)?\b")
 ROW = re.compile(r"\s*\d+\s+\d+\s+\w+\s+\w+\s")
 TOKEN = re.compile(r"\S+")
+UNMARKED = re.compile(r"\s*(nThread \d|Rank\s+\d+ (?:Group|Pid)|Using devices|Out of bounds values|Avg bus bandwidth"
+                      r"|nccl-tests version|Collective test|size\s+count\s)")
 # Default columns (util.cu L757) for a table pasted without its header; v2.10 and older had no root.
 DEFAULT_COLUMNS = ("size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong",
                    "time", "algbw", "busbw", "#wrong")
@@ -49,8 +53,8 @@ TIMES = ("time", "cputime")
 
 
 def sniff(text: str) -> bool:
-    return ("# nThread " in text and "minBytes" in text) or ("busbw" in text and "algbw" in text and
-                                                              "# Avg bus bandwidth" in text)
+    return (("nThread " in text and " minBytes " in text and PARAMS_ANY.search(text) is not None)
+            or ("busbw" in text and "algbw" in text and ("Avg bus bandwidth" in text or HEADER.search(text) is not None)))
 
 
 class TestsReader:
@@ -77,6 +81,11 @@ class TestsReader:
         text = line[body:]
         if text.startswith("#"):
             self._comment(loc, line, body, text)
+            return
+        m = UNMARKED.match(text)
+        if m:   # a paste whose '#' a Markdown renderer ate: read it as the comment it was
+            start = body + m.start(1)
+            self._comment(loc, line, start - 2, "# " + line[start:])
             return
         if ROW.match(text):
             self._row(loc, line, body)
@@ -159,6 +168,8 @@ class TestsReader:
 
 
 def _number(text: str) -> float | None:
+    if text.endswith("]"):   # "0[0]": a -prepend-rank prefix glued to the cell (lines.py)
+        text = re.sub(r"\[\d+\]$", "", text)
     try:
         return float(text)
     except ValueError:

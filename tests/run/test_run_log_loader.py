@@ -165,3 +165,40 @@ def test_overlong_line_is_skipped_not_read():
     text = "h:1:1 [0] NCCL INFO Using network " + "x" * 70000 + "\nh:1:1 [0] NCCL INFO Using network IB\n"
     run = read_log("x.log", text).nccl
     assert [n.value for n in run.networks] == ["IB"] and run.networks[0].span.line == 2
+
+
+def test_older_channel_shapes():
+    # NCCL <= 2.6 "Ring 00 : 7 -> 8 [send] via NET/AWS Libfabric/0"; <= 2.11 "Channel 01 : 2[c7000] -> 0[87000]"
+    text = ("[1,7]<stdout>:ip-1:21471:22316 [7] NCCL INFO Ring 00 : 7 -> 8 [send] via NET/AWS Libfabric/0\n"
+            "[1,26]<stdout>:ip-2:8716:9558 [2] NCCL INFO Ring 00 : 26[2] -> 30[6] via P2P/IPC\n"
+            "h:1:2 [0] NCCL INFO Channel 01 : 2[c7000] -> 0[87000] [receive] via NET/IB/5/GDRDMA\n"
+            ":22901:22901 [0] NCCL INFO Connected all rings, use ring PXN 0 GDR 0\n")
+    run = read_log("x.log", text).nccl
+    assert [(c.rank, c.peer, c.net, c.dev, c.gdr) for c in run.channels] == [(7, 8, "AWS Libfabric", 0, False),
+                                                                          (2, 0, "IB", 5, True)]
+    assert [p.value for p in run.paths] == ["P2P/IPC"]
+    assert [f.value for f in run.rings_gdr] == [False] and run.rings_gdr[0].span.line == 4
+
+
+def test_env_lines_printed_under_every_flag_do_not_mean_env_is_logged():
+    only_all = read_log("x.log", "h:1:1 [0] NCCL INFO NCCL_P2P_LEVEL set by environment to NVL\n").nccl
+    assert only_all.env and not only_all.reports_env
+    net_only = read_log("x.log", "h:1:1 [0] NCCL INFO NCCL_SOCKET_IFNAME set to eth0\n").nccl
+    assert not net_only.reports_env
+    env = read_log("x.log", "h:1:1 [0] NCCL INFO NCCL_IB_TC set by environment to 106.\n").nccl
+    assert env.reports_env and env.env[0].value == "106"
+
+
+def test_markdown_ate_the_hashes_and_prepend_rank():
+    text = (" nThread 1 nGpus 1 minBytes 8 maxBytes 16777216 step: 2(factor) warmup iters: 5 iters: 5 agg iters: 1 "
+            "validation: 1 graph: 0\n"
+            "  Rank  0 Group  0 Pid    127 on worker-0 device  0 [0x00] NVIDIA A10G\n"
+            "       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   "
+            "busbw #wrong\n"
+            "[0]     33554432       8388608     float     sum      -1[0]    2180.1   15.39   29.50      0[0]    "
+            "2285.2   14.68   28.14      3\n")
+    assert sniff(text)
+    t = read_log("x.txt", text).tests[0]
+    assert t.params["maxBytes"] == 16777216 and t.ranks == 1 and t.devices[0].host == "worker-0"
+    r = t.rows[0]
+    assert r.oop["busbw"].value == 29.5 and r.oop["wrong"].value == 0 and [c.value for c in r.wrong()] == [3]

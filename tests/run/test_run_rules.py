@@ -320,3 +320,34 @@ def test_rules_silent_on_clean_ib_run(tmp_path, code):
     write_repo(tmp_path, files)
     report = run_lint(tmp_path, inventory=tmp_path / "inventory.yaml", config=tmp_path / "netlint.yaml", select=[code])
     assert [(f.code, f.message) for f in report.findings] == []
+
+
+def test_run702_rings_say_gdr_0(tmp_path):
+    log = ("h:1:1 [0] NCCL INFO NCCL version 2.24.3+cuda12.6\n"
+           "h:1:1 [0] NCCL INFO Connected all rings, use ring PXN 0 GDR 0\n")
+    found = lint(tmp_path, {"inventory.yaml": inventory(extra="  gpudirect_rdma: true\n"), "run.log": log}, "RUN702")
+    assert [at(f) for f in found] == [(2, 61)]
+    ok = log.replace("GDR 0", "GDR 1")
+    assert lint(tmp_path / "ok", {"inventory.yaml": inventory(extra="  gpudirect_rdma: true\n"), "run.log": ok},
+                "RUN702") == []
+
+
+def test_run704_missing_rail_excluded_by_the_read_hca_list(tmp_path):
+    log = fixture("roce_h100_2x8.log").replace(" [7]mlx5_7:1/RoCE", "").replace(
+        "NCCL_IB_HCA set to mlx5_0,mlx5_1,mlx5_2,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_7",
+        "NCCL_IB_HCA set to mlx5_0,mlx5_1,mlx5_2,mlx5_3,mlx5_4,mlx5_5,mlx5_6")
+    assert lint(tmp_path, {"inventory.yaml": inventory(), "run.log": log}, "RUN704") == []
+
+
+def test_run707_silent_when_only_every_flag_lines(tmp_path):
+    log = ("h:1:1 [0] NCCL INFO NCCL version 2.23.4+cuda12.6\n"
+           "h:1:1 [0] NCCL INFO NCCL_P2P_LEVEL set by environment to NVL\n"
+           "h:1:1 [0] NCCL INFO Using network IB\n")
+    assert lint(tmp_path, {"nccl.env": "NCCL_P2P_LEVEL=NVL\nNCCL_SOCKET_IFNAME=ib0\n", "run.log": log}, "RUN707") == []
+
+
+def test_run711_drop_after_the_peak(tmp_path):
+    out = nccl_tests_text("all_reduce_perf", ["n1", "n2"], 8, lambda s: 29.5 if s <= 32 << 20 else 5.0,
+                          size_list=[1 << k for k in range(20, 30)])
+    found = lint(tmp_path, {"ar.txt": out}, "RUN711")
+    assert "falls to 5 GB/s" in found[0].message and at(found[0]) == line_of(out, str(1 << 20), nth=1)

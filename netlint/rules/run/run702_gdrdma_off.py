@@ -11,7 +11,8 @@ class GdrdmaOff(Rule):
 
     What: the inventory's node group says `gpudirect_rdma: true`, and the log's network channels
     (``Channel 00/0 : 0[0] -> 8[0] [send] via NET/IB/0``) lack the ``/GDRDMA`` suffix NCCL prints
-    when the NIC reads and writes GPU memory directly. The message counts the connections without it
+    when the NIC reads and writes GPU memory directly, or NCCL 2.24+ says ``Connected all rings, use ring
+    PXN 0 GDR 0``. The message counts the connections without it
     and quotes NCCL's reason when the log has it (``GPU Direct RDMA Disabled for GPU … (distance 7 >
     4)``, NET subsystem). Socket connections never use GPUDirect and are RUN701's.
 
@@ -27,7 +28,8 @@ class GdrdmaOff(Rule):
 
     Source: NVIDIA/nccl@68b54236 (v2.23.4-1) ``src/transport/net.cc`` L194-197, L233 (the channel line,
     ``/GDRDMA`` when ``useGdr``), ``src/graph/paths.cc`` L380-412 (``ncclTopoCheckGdr``: the distance
-    test, ``NCCL_NET_GDR_LEVEL``); NCCL User Guide, Environment Variables, NCCL_NET_GDR_LEVEL; NVIDIA
+    test, ``NCCL_NET_GDR_LEVEL``); v2.24.3-1 ``src/transport/generic.cc`` (``Connected all rings, use ring PXN
+    %d GDR %d``; 5067397c L22-40, ``src/transport/net.cc`` L313); NCCL User Guide, Environment Variables, NCCL_NET_GDR_LEVEL; NVIDIA
     GPUDirect RDMA documentation (nvidia-peermem).
     """
 
@@ -46,14 +48,21 @@ class GdrdmaOff(Rule):
         for log, run in nccl_runs(ws):
             rdma = [c for c in run.channels if c.net.lower() != "socket"]
             off = [c for c in rdma if not c.gdr]
-            if not off:
+            rings = [f for f in run.rings_gdr if f.value is False]
+            if off:
+                first = off[0]
+                span = first.span
+                msg = (f"{len(off)} of {len(rdma)} network connections run without GPUDirect RDMA (via "
+                       f"NET/{first.net}/{first.dev}, no /GDRDMA), although the inventory says gpudirect_rdma: true")
+            elif rings and not any(c.net.lower() == "socket" for c in run.channels):
+                span = rings[0].span
+                msg = ("NCCL says its rings run without GPUDirect RDMA (GDR 0), although the inventory says "
+                       "gpudirect_rdma: true")
+            else:
                 continue
-            first = off[0]
-            msg = (f"{len(off)} of {len(rdma)} network connections run without GPUDirect RDMA (via "
-                   f"NET/{first.net}/{first.dev}, no /GDRDMA), although the inventory says gpudirect_rdma: true")
             if run.gdr_disabled:
                 msg += f"; NCCL says: {run.gdr_disabled[0].value}"
-            yield self.finding(msg, first.span, key=f"{log.file}:gdr",
+            yield self.finding(msg, span, key=f"{log.file}:gdr",
                                related=(Related(declared.span, "gpudirect_rdma: true"),))
 
 

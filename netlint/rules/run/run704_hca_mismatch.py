@@ -14,8 +14,9 @@ class HcaMismatch(Rule):
     - a device the inventory does not list among the node group's RDMA NICs (a storage or front-end
       port, a bond) — warning;
     - a device the env's `NCCL_IB_HCA` does not select (the env that ran was not the repo's) — error;
-    - a device of the inventory that no host used, and that `NCCL_IB_HCA` does not exclude (a port
-      down, a device missing in the container) — warning: the job runs on fewer rails;
+    - a device of the inventory that no host used, and that `NCCL_IB_HCA` (the env's, else the value
+      the log says NCCL read) does not exclude (a port down, a device missing in the container) —
+      warning: the job runs on fewer rails;
     - ports of the other link layer (``/IB`` on a RoCE fabric, ``/RoCE`` on InfiniBand) — error.
 
     Why: each rail's NIC carries its GPUs' share of the traffic; a missing rail halves a GPU pair's
@@ -72,8 +73,10 @@ class HcaMismatch(Rule):
                                    related=(Related(transport_span(ws), f"transport: {fabric}"),)
                                    if transport_span(ws) else ())
             used = {p.hca for p in ports}
+            read = run.env_reads("NCCL_IB_HCA")
+            chosen = hca_list or (lists.parse(read[0].value) if read and read[0].value else None)
             missing = [n for name, n in sorted(inv_nics.items()) if name not in used and
-                       (hca_list is None or hca_list.selects(name, n.port.value if n.port is not None else None))]
+                       (chosen is None or chosen.selects(name, n.port.value if n.port is not None else None))]
             if missing and same:
                 names = ", ".join(n.hca.value for n in missing)
                 yield self.finding(f"NCCL did not use the inventory's {names} ({len(used & set(inv_nics))} of "

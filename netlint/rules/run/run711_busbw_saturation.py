@@ -12,7 +12,8 @@ class BusbwSaturation(Rule):
 
     What: the smallest size from which the bus bandwidth stays within 95% of the run's peak; when that
     is only the largest size tested, the bandwidth was still rising and the peak was not measured
-    (raise ``-e``/maxBytes). At the row, with the peak.
+    (raise ``-e``/maxBytes); when it falls to less than half of its peak at larger sizes, that is said
+    instead. At the row, with the peak.
 
     Why: below that size a collective is latency-bound; buckets and messages smaller than it
     (``--ddp-bucket-size``, ``reduce_bucket_size``) do not get the bandwidth the peak promises, and a
@@ -42,9 +43,12 @@ class BusbwSaturation(Rule):
                 got = saturation(test)
                 if got is None:
                     continue
-                row, peak, rising = got
+                row, peak, rising, after = got
                 name = test.program.value if test.program is not None else "nccl-tests"
-                if rising:
+                if after is not None and after < 0.5 * peak:
+                    msg = (f"{name}: bus bandwidth peaks at {peak:g} GB/s from {fmt_bytes(row.size)}, then falls to "
+                           f"{after:g} GB/s at larger sizes")
+                elif rising:
                     msg = (f"{name}: bus bandwidth still rising at the largest size, {fmt_bytes(row.size)} "
                            f"({row.busbw():g} GB/s): the peak was not measured")
                 else:
