@@ -351,3 +351,14 @@ def test_run711_drop_after_the_peak(tmp_path):
                           size_list=[1 << k for k in range(20, 30)])
     found = lint(tmp_path, {"ar.txt": out}, "RUN711")
     assert "falls to 5 GB/s" in found[0].message and at(found[0]) == line_of(out, str(1 << 20), nth=1)
+
+
+def test_run701_ranks_that_disagree(tmp_path):
+    log = ("u:16902:16954 [3] NCCL INFO NET/IB : No device found.\n"
+           "u:16902:16954 [3] NCCL INFO Using network Socket\n"
+           "u:695836:695883 [5] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_2:1/IB [RO]; OOB ib0:192.168.1.14<0>\n"
+           "u:695836:695883 [5] NCCL INFO Using network IB\n")
+    inv = inventory("infiniband")
+    found = lint(tmp_path, {"inventory.yaml": inv, "run.log": log}, "RUN701")
+    assert [at(f) for f in found] == [(2, 43)]
+    assert "1 of 2 processes chose Socket, the others IB" in found[0].message

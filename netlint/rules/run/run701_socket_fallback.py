@@ -14,6 +14,8 @@ class SocketFallback(Rule):
     The message says why when the log shows it: ``NET/IB : No device found.``, a net plugin that did
     not load, ``NCCL_IB_DISABLE`` or ``NCCL_NET=Socket`` read from the environment. Without an
     inventory, a log whose IB transport found no device and then chose sockets is reported as info.
+    When some processes chose sockets and others an RDMA network, the message says so: such ranks
+    cannot connect to each other.
 
     Why: NCCL picks the first network that initialises — the plugin, then IB, then Socket — and says
     so only in its INFO log; over sockets collectives run at a fraction of the RDMA bandwidth and
@@ -43,10 +45,15 @@ class SocketFallback(Rule):
 
         fabric = transport(ws)
         for log, run in nccl_runs(ws):
-            net = run.network
+            socket = [n for n in run.networks if n.value.strip().lower() == "socket"]
+            net = socket[0] if socket else run.network if not run.networks else None
             if net is None or net.value.strip().lower() != "socket":
                 continue
             why = _why(run)
+            others = sorted({n.value for n in run.networks} - {n.value for n in socket})
+            if others:   # ranks that disagree cannot connect (socketFinalizeAccept: wrong type)
+                why = (f"{len(socket)} of {len(run.networks)} processes chose Socket, the others "
+                       f"{'/'.join(others)}" + (f"; {why}" if why else ""))
             if fabric in RDMA:
                 severity, intent = None, f"the inventory's fabric is {fabric}"
                 related = (Related(transport_span(ws), f"transport: {fabric}"),) if transport_span(ws) else ()
