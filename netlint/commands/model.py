@@ -36,6 +36,9 @@ def add_parser(sub) -> None:
     p.add_argument("--advise", action="store_true",
                    help="rank the TP/PP/VPP/CP/EP/DP layouts that fit memory and the NVLink domain (docs/model.md)")
     p.add_argument("--top", type=int, default=5, help="layouts --advise shows (0: all; default 5)")
+    p.add_argument("--calibrate", type=Path, action="append", metavar="RESULTS",
+                   help="fit the model's achievable NIC and NVLink fractions to nccl-tests output (repeatable); "
+                        "shows modelled and measured times (netlint.commands.model_runs)")
 
 
 def run(args) -> int:
@@ -55,19 +58,26 @@ def run(args) -> int:
     budget = float(ws.config.rule_options("FAB504").get("budget", DEFAULT_BUDGET))
     models = [analyze(j, ws.inventory, mfu) for j in training_jobs(ws)]
     advise = getattr(args, "advise", False)
+    from netlint.commands import model_runs as R   # nccl-tests results among the paths, --calibrate
+
+    measured = R.measured_json(ws)
+    cal = R.calibration(ws, args.calibrate, mfu or _default_mfu()) if getattr(args, "calibrate", None) else None
     if args.format == "json":
         jobs = [_as_json(m, budget) for m in models]
         if advise:
             from netlint.commands.model_advise import advice_json
             for d, m in zip(jobs, models):
                 d["advice"] = advice_json(ws, m.job, mfu, args.top)
-        sys.stdout.write(json.dumps({"jobs": jobs}, indent=2) + "\n")
+        doc = {"jobs": jobs, **({"runs": measured} if measured else {}), **({"calibration": cal} if cal else {})}
+        sys.stdout.write(json.dumps(doc, indent=2) + "\n")
     elif advise and models:
         from netlint.commands.model_advise import advice_text
         sys.stdout.write("".join(_as_text([m], ws.inventory is not None, budget).rstrip("\n") + "\n"
                                  + advice_text(ws, m.job, mfu, args.top) for m in models))
-    else:
+    elif models or not (measured or cal):
         sys.stdout.write(_as_text(models, ws.inventory is not None, budget))
+    if args.format != "json":
+        sys.stdout.write(R.measured_text(ws) + (R.calibration_text(cal) if cal else ""))
     return 0
 
 
@@ -206,3 +216,9 @@ def _as_text(models, has_inventory: bool, budget: float) -> str:
                        f"{m.nic_gbps_per_gpu:.2f} GB/s ({m.nic_label})")
         out.append("")
     return "\n".join(out)
+
+
+def _default_mfu() -> float:
+    from netlint.fabric.model import DEFAULT_MFU
+
+    return DEFAULT_MFU

@@ -128,3 +128,25 @@ def expected_busbw(kind: str, size: float, n: int, nodes: int, node: Node,
     """GB/s of bus bandwidth the model expects for one row (None when a link is unknown)."""
     t = expected_time(kind, size, n, nodes, node, fractions)
     return per_rank_bytes(kind, size, n) / t / 1e9 if t else None
+
+
+def step_time(job, inventory, mfu: float, fractions: Fractions | None = None) -> float | None:
+    """The fabric model's step time (seconds) of a training job on the inventory's node group, with
+    the links at ``fractions`` — how a calibration moves the modelled step."""
+    import dataclasses
+
+    from netlint.fabric import settings as C
+    from netlint.fabric import shape as S
+    from netlint.fabric import step as ST
+
+    node, shape = node_of(inventory), C.node_shape(inventory)
+    split = C.split_of(job)
+    model, _ = S.from_job(job)
+    if node is None or shape is None or split is None or model is None or not split.microbatches:
+        return None
+    hw = C.hardware_of(job, shape, mfu)
+    if fractions is not None:
+        new = links(node, fractions)
+        hw = dataclasses.replace(hw, links=dataclasses.replace(hw.links, nvlink=new.nvlink, nic=new.nic))
+    est = ST.evaluate(model, split, C.framework_of(job), hw)
+    return est.step_s if est is not None else None
