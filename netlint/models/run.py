@@ -18,7 +18,11 @@ from typing import Any
 
 from netlint.located import Span
 
-MAX_RECORDS = 4096   # per list of repeated lines (channels, paths, warnings, rows)
+MAX_RECORDS = 16384   # per list of repeated lines (channels, warnings, rows)
+# Lists whose first lines are all rules need (that a path, NVLS, a plugin failure was seen): kept short,
+# and what is left out is not worth an NL012.
+EXISTENCE = {"paths": 64, "nvls_used": 64, "collnet_used": 64, "gdr_disabled": 64, "ofi": 64, "socket_ifs": 256,
+             "plugin_failed": 64, "plugin_loaded": 64}
 # Variables whose "set by environment" line NCCL prints under NCCL_ALL, whatever NCCL_DEBUG_SUBSYS says.
 ALL_FLAG = ("NCCL_P2P_LEVEL", "NCCL_NET_GDR_LEVEL", "NCCL_P2P_DISABLE", "NCCL_COLLNET_ENABLE")
 
@@ -114,13 +118,20 @@ class NcclRun:
     hosts: set[str] = field(default_factory=set)
     info_lines: int = 0
     dropped: dict[str, int] = field(default_factory=dict)
+    _seen: set = field(default_factory=set, repr=False)
 
-    def add(self, name: str, item: Any) -> None:
-        """Append to the list ``name`` unless it is full (then count what was dropped)."""
+    def add(self, name: str, item: Any, key: Any = None) -> None:
+        """Append to the list ``name``: once per ``key`` (every rank prints the same line), and while
+        the list is not full (then count what was dropped)."""
+        if key is not None:
+            if (name, key) in self._seen:
+                return
+            self._seen.add((name, key))
         items = getattr(self, name)
-        if len(items) < MAX_RECORDS:
+        limit = EXISTENCE.get(name, MAX_RECORDS)
+        if len(items) < limit:
             items.append(item)
-        else:
+        elif name not in EXISTENCE:
             self.dropped[name] = self.dropped.get(name, 0) + 1
 
     def env_reads(self, name: str) -> list[EnvRead]:

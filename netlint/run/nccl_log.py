@@ -86,6 +86,7 @@ class NcclReader:
     def __init__(self, file: str):
         self.run = NcclRun()
         self.loc = Locator(file)
+        self.proc: tuple = ("", "")
 
     def line(self, lineno: int, offset: int, line: str, body: int) -> bool:
         """Read one line (``body``: where the text after launcher prefixes begins). True if NCCL's."""
@@ -101,6 +102,7 @@ class NcclReader:
         run = self.run
         self._first(loc, m.start())
         host = m.group("host")
+        self.proc = (host, m.group("pid"))
         if len(run.hosts) < 100_000:
             run.hosts.add(host)
         level = m.group("level")
@@ -136,7 +138,7 @@ class NcclReader:
             elif " via " in msg:
                 m = PATH.match(msg)
                 if m:
-                    run.add("paths", fact(m.group(1), m))
+                    run.add("paths", fact(m.group(1), m), m.group(1))
             elif RING.match(msg):
                 run.rings += 1
             return
@@ -147,7 +149,8 @@ class NcclReader:
                 if value.endswith(".") and _int(value[:-1]):   # "%lld." (param.cc L86)
                     value = value[:-1]
                 run.add("env", EnvRead(name, value, loc.span(at + m.start(3), at + m.start(3) + len(value)),
-                                       loc.span(at + m.start(1), at + m.end(1)), host, by_env=bool(m.group(2))))
+                                       loc.span(at + m.start(1), at + m.end(1)), host, by_env=bool(m.group(2))),
+                        (host, name, value, bool(m.group(2))))
             return
         if head.startswith("NET/"):
             self._net(loc, at, msg, host, fact)
@@ -155,12 +158,12 @@ class NcclReader:
         if head.startswith("NCCL version"):
             m = VERSION.match(msg)
             if m:
-                run.add("versions", fact(m.group(1), m))
+                run.add("versions", fact(m.group(1), m), (host, m.group(1)))
             return
         if head.startswith("Using network"):
             m = USING_NETWORK.match(msg)
             if m:
-                run.add("networks", fact(m.group(1), m))
+                run.add("networks", fact(m.group(1), m), (self.proc, m.group(1)))
             return
         if head.startswith("Successfull"):
             m = PLUGIN_OK.match(msg)
@@ -172,7 +175,7 @@ class NcclReader:
             if m:
                 mnnvl = int(m.group(5)) if m.group(5) is not None else None
                 run.add("comms", CommInfo(int(m.group(1)), int(m.group(2)), int(m.group(3)), int(m.group(4)), mnnvl,
-                                          loc.span(at, len(line))))
+                                          loc.span(at, len(line))), (host,) + m.groups()[1:])
             return
         if head.startswith("GPU Direct R"):
             m = GDR_OFF.match(msg)
@@ -183,12 +186,13 @@ class NcclReader:
             m = ENV_INVALID.match(msg)
             if m:
                 run.add("env", EnvRead(m.group(2), m.group(3), loc.span(at + m.start(3), at + m.end(3)),
-                                       loc.span(at + m.start(2), at + m.end(2)), host, m.group(1)))
+                                       loc.span(at + m.start(2), at + m.end(2)), host, m.group(1)),
+                        (host, m.group(2), m.group(1)))
             return
         if head.startswith("NVLS multic"):
             m = NVLS_SUPPORT.match(msg)
             if m:
-                run.add("nvls_support", Fact(m.group(1) is None, loc.span(at, len(line)), host))
+                run.add("nvls_support", Fact(m.group(1) is None, loc.span(at, len(line)), host), (self.proc, m.group(2)))
             return
         if msg.startswith(NVLS_USED):
             run.add("nvls_used", Fact(msg.strip(), loc.span(at, len(line)), host))
@@ -196,7 +200,7 @@ class NcclReader:
         if head.startswith("Connected all rings, use"):
             m = RINGS_GDR.match(msg)
             if m:
-                run.add("rings_gdr", fact(m.group(1) == "1", m))
+                run.add("rings_gdr", fact(m.group(1) == "1", m), (host, m.group(1)))
             return
         if head.startswith("Trees"):
             run.trees += 1
@@ -204,7 +208,7 @@ class NcclReader:
         if " channels" in msg and "p2p channels" in msg:
             counts = {k: int(n) for n, k in COUNTS.findall(msg)}
             if counts:
-                run.add("channel_counts", Fact(counts, loc.span(at, len(line)), host))
+                run.add("channel_counts", Fact(counts, loc.span(at, len(line)), host), (host, tuple(sorted(counts.items()))))
             return
         if COLLNET_USED.match(msg):
             run.add("collnet_used", Fact(msg.strip(), loc.span(at, len(line)), host))
@@ -216,15 +220,16 @@ class NcclReader:
             if m:
                 for d in IB_DEV.finditer(msg, m.start(1), m.end(1)):
                     run.add("ib_ports", IbPort(int(d.group(1)), d.group(2), int(d.group(3)), d.group(4),
-                                               loc.span(at + d.start(2), at + d.end(2)), host))
+                                               loc.span(at + d.start(2), at + d.end(2)), host),
+                            (host, d.group(2), d.group(3), d.group(4)))
                 return
             if "No device found" in msg:
-                run.add("ib_no_device", Fact(msg.strip(), loc.span(at, at + len(msg.rstrip())), host))
+                run.add("ib_no_device", Fact(msg.strip(), loc.span(at, at + len(msg.rstrip())), host), host)
                 return
             m = GID.match(msg)
             if m:
                 run.add("gids", Fact((int(m.group(2)), int(m.group(3)), int(m.group(4))),
-                                     loc.span(at + m.start(4), at + m.end(4)), host))
+                                     loc.span(at + m.start(4), at + m.end(4)), host), (host,) + m.groups()[1:])
             return
         if msg.startswith("NET/Socket"):
             m = SOCKET_USING.match(msg)
