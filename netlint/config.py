@@ -14,6 +14,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from netlint.findings import Finding, Severity
+from netlint.limits import Limits
 from netlint.located import MapNode, ParseError, Scalar, Span, parse_yaml, plain
 
 CONFIG_NAMES = ("netlint.yaml", ".netlint.yaml", "netlint.yml", ".netlint.yml", "pyproject.toml")
@@ -36,6 +37,7 @@ class Settings(BaseModel):
     require_suppression_reason: bool = Field(False, alias="require-suppression-reason")
     mfu: Annotated[float, Field(gt=0, le=1)] | None = Field(None, description="Model FLOPs utilisation for step time")
     rules: dict[str, dict[str, Any]] = Field(default_factory=dict, description="Per-rule options")
+    limits: Limits = Field(default_factory=Limits, description="Bounds on what is read (netlint/limits.py)")
 
 
 class Config:
@@ -117,7 +119,9 @@ def load_config(path: Path | None, start: Path) -> tuple[Config, list[Finding]]:
         for err in exc.errors(include_url=False):
             top = str(err["loc"][0]) if err["loc"] else ""
             span = spans.get(top, Span(shown, 1, 1, 1, 1))
-            if err["type"] == "extra_forbidden":
+            if err["type"] == "extra_forbidden" and len(err["loc"]) > 1:  # inside a table (limits)
+                msg = f"unknown config key '{'.'.join(str(p) for p in err['loc'])}'"
+            elif err["type"] == "extra_forbidden":
                 hint = difflib.get_close_matches(top, known, n=1, cutoff=0.6)
                 msg = f"unknown config key '{top}'" + (f"; did you mean '{hint[0]}'?" if hint else "")
             else:
@@ -136,7 +140,8 @@ def _read_yaml(shown: str, text: str) -> tuple[dict, dict[str, Span], list[Findi
     try:
         docs = parse_yaml(shown, text)
     except ParseError as exc:
-        return {}, {}, [_config_finding(f"config does not parse: {exc.message}", exc.span)]
+        return {}, {}, [_config_finding(exc.message if exc.bound else f"config does not parse: {exc.message}",
+                                        exc.span)]
     if not docs:
         return {}, {}, []
     root = docs[0].root
@@ -146,12 +151,13 @@ def _read_yaml(shown: str, text: str) -> tuple[dict, dict[str, Span], list[Findi
 
 
 def _read_toml(shown: str, text: str) -> tuple[dict, dict[str, Span], list[Finding]]:
-    import tomllib
+    from netlint.parsing import parse_toml
 
     try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        return {}, {}, [_config_finding(f"pyproject.toml does not parse: {exc}", Span(shown, 1, 1, 1, 1))]
+        data = parse_toml(shown, text)
+    except ParseError as exc:
+        return {}, {}, [_config_finding(exc.message if exc.bound else f"pyproject.toml does not parse: "
+                                        f"{exc.message}", exc.span)]
     section = data.get("tool", {}).get("netlint", {})
     spans: dict[str, Span] = {}
     in_section = False

@@ -85,6 +85,8 @@ def context_candidates(given: list[Candidate], config, wanted: Callable[[str, st
             if d == root:
                 break
             d = d.parent
+    from netlint.safe_read import walkable
+
     out = []
     for d in dirs:
         try:
@@ -92,10 +94,9 @@ def context_candidates(given: list[Candidate], config, wanted: Callable[[str, st
         except OSError:
             continue
         for name in names:
-            path = (d / name)
-            if not path.is_file():
+            path = walkable(d / name, root)  # regular files; links only inside the project
+            if path is None:
                 continue
-            path = path.resolve()
             rel = display_path(path, root)
             if path in seen or config.is_excluded(rel) or not config.is_included(rel):
                 continue

@@ -21,13 +21,18 @@ class Candidate:
     abspath: Path
     rel: str          # display path, relative to the project root when inside it
     explicit: bool    # named on the command line (or by the inventory), not found by walking
+    refused: str = ""  # why a named file is not read (a FIFO, a link out of the project): NL001
 
 
 def display_path(path: Path, root: Path) -> str:
     try:
-        return path.resolve().relative_to(root).as_posix()
+        real = path.resolve()
+    except (OSError, RuntimeError):  # a symbolic link loop: shown as named
+        return _shown(path, root)
+    try:
+        return real.relative_to(root).as_posix()
     except ValueError:
-        return os.path.relpath(path.resolve(), Path.cwd()).replace(os.sep, "/") \
+        return os.path.relpath(real, Path.cwd()).replace(os.sep, "/") \
             if _same_drive(path) else path.as_posix()
 
 
@@ -43,7 +48,7 @@ def discover(paths: list[Path], config: Config, wanted,
     out: list[Candidate] = []
     for path in paths:
         if path.is_dir():
-            for abspath in _walk(path):
+            for abspath in _walk(path, config.root):
                 rel = display_path(abspath, config.root)
                 if abspath in seen:
                     continue
@@ -58,22 +63,52 @@ def discover(paths: list[Path], config: Config, wanted,
                     seen.add(abspath)
                     skipped.append((rel, f"no netlint format reads {kind_of_name(abspath)}"))
         else:
-            abspath = path.resolve() if path.exists() else path.absolute()
-            if abspath not in seen:
-                seen.add(abspath)
-                out.append(Candidate(abspath, display_path(abspath, config.root), True))
+            out.extend(named(path, config.root, seen))
     return out
+
+
+def named(path: Path, root: Path, seen: set[Path] | None = None) -> list[Candidate]:
+    """The candidate for a file named on the command line or by the inventory (none when ``seen``
+    has it); ``refused`` says why it will not be read (netlint.safe_read)."""
+    from netlint.safe_read import exists, refusal
+
+    why = refusal(path, root)
+    try:
+        abspath = path.resolve() if why is None and exists(path) else path.absolute()
+    except (OSError, RuntimeError):
+        abspath = path.absolute()
+    if seen is not None:
+        if abspath in seen:
+            return []
+        seen.add(abspath)
+    shown = display_path(abspath, root) if why is None else _shown(path, root)
+    return [Candidate(abspath, shown, True, why.message if why is not None else "")]
+
+
+def _shown(path: Path, root: Path) -> str:
+    """The display path of a file that is not resolved (a loop, a link out of the project)."""
+    lexical = Path(os.path.normpath(path.absolute()))
+    try:
+        return lexical.relative_to(root).as_posix()
+    except ValueError:
+        return path.as_posix()
 
 
 def kind_of_name(path: Path) -> str:
     return f"*{path.suffix} files" if path.suffix else f"files named '{path.name}'"
 
 
-def _walk(top: Path):
+def _walk(top: Path, root: Path | None = None):
+    from netlint.safe_read import walkable
+
+    # os.walk does not descend into linked folders, so a link loop among folders is never walked;
+    # linked files are read only when they stay inside the project (netlint.safe_read).
     for dirpath, dirnames, filenames in os.walk(top):
         dirnames[:] = sorted(d for d in dirnames if not _skip_dir(Path(dirpath) / d, d))
         for name in sorted(filenames):
-            yield (Path(dirpath) / name).resolve()
+            real = walkable(Path(dirpath) / name, root)
+            if real is not None:
+                yield real
 
 
 def _skip_dir(path: Path, name: str) -> bool:

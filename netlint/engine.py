@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import sys
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -64,10 +62,37 @@ class Report:
         return any(f.code == "NL000" for f in self.findings)
 
 
-def load_file(cand: Candidate) -> FileResult:
+def load_file(cand: Candidate, bounds: tuple | None = None) -> FileResult:
+    """Read one file with every loader that claims it. Never raises: a loader that fails becomes a
+    located NL000 for this file (the other loaders' models and findings are kept). ``bounds`` are
+    the run's (limits, project root) for a worker process (``--jobs N``)."""
+    from netlint import limits
+
+    with limits.use(*(bounds or (limits.current(), limits.root()))):
+        try:
+            return _load_file(cand)
+        except Exception as exc:  # past the per-loader guard: reading, sniffing, templates
+            span = Span(cand.rel, 1, 1, 1, 1, 0, 0)
+            return FileResult(cand.rel, None, [], [internal_error(f"reading {cand.rel}", exc, span,
+                                                                  f"internal:load:{cand.rel}")], True,
+                              skipped="internal error")
+
+
+def internal_error(where: str, exc: BaseException, span: Span, key: str) -> Finding:
+    """NL000 for a netlint bug met ``where``; the traceback rides along for ``--verbose``."""
+    tb = traceback.format_exc(limit=-8)
+    return Finding("NL000", f"internal error in {where}: {type(exc).__name__}: {str(exc)[:300]}", span,
+                   key=key, extra={"traceback": tb})
+
+
+def _load_file(cand: Candidate) -> FileResult:
     loaders = load_loaders()
     # A file named explicitly, or by a name a format owns (inventory.yaml), must be reported on.
     owned = cand.explicit or any(cand.abspath.name in l.filenames for l in loaders.values())
+    if cand.refused:  # a FIFO, a device, a link out of the project or in a loop (netlint.safe_read)
+        span = Span(cand.rel, 1, 1, 1, 1, 0, 0)
+        return FileResult(cand.rel, None, [], [Finding("NL001", cand.refused, span, key="NL001")], True,
+                          skipped=cand.refused)
     try:
         src = SourceFile.read(cand.rel, cand.abspath)
         text = src.text
@@ -94,12 +119,26 @@ def load_file(cand: Candidate) -> FileResult:
         claimed = True
         kinds.add(loader.kind)
         names.append(loader.name)
-        for item in loader.load(src):
-            if isinstance(item, Finding):
-                findings.append(item)
-            else:
-                models.append((loader.kind, item))
-    if not claimed and cand.explicit:
+        got_models: list[tuple[str, Any]] = []
+        got_findings: list[Finding] = []
+        try:
+            for item in loader.load(src):
+                if isinstance(item, Finding):
+                    got_findings.append(item)
+                else:
+                    got_models.append((loader.kind, item))
+        except Exception as exc:  # this loader's half-built models are dropped; the others stand
+            got_models = []
+            got_findings = [internal_error(f"loader {loader.name}", exc, Span(src.path, 1, 1, 1, 1, 0, 0),
+                                           f"internal:{loader.name}")]
+        models.extend(got_models)
+        findings.extend(got_findings)
+    if not claimed and src.bound_error is not None:  # a loader sniffed it, a limit stopped the parse
+        from netlint.loaders.base import parse_finding
+
+        claimed = True
+        findings.append(parse_finding("YAML", src.bound_error))
+    elif not claimed and cand.explicit:
         findings.extend(_unrecognised(src))
     if any(f.code == "NL003" for f in findings):  # a template (sed/envsubst/Helm placeholders) is no config
         from netlint.jobs.templates import template_or_parse_error
@@ -150,10 +189,17 @@ def _load_all(cands: list[Candidate], jobs: int | None) -> list[FileResult]:
     workers = jobs if jobs is not None else 1
     if workers > 1 and len(cands) >= POOL_THRESHOLD:
         from concurrent.futures import ProcessPoolExecutor
+        from functools import partial
+
+        from netlint import limits
 
         load_loaders()  # import before forking so workers inherit the registry
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            return list(pool.map(load_file, cands, chunksize=max(1, len(cands) // (workers * 8))))
+        work = partial(load_file, bounds=(limits.current(), limits.root()))
+        try:
+            with ProcessPoolExecutor(max_workers=workers) as pool:
+                return list(pool.map(work, cands, chunksize=max(1, len(cands) // (workers * 8))))
+        except Exception:  # a result that does not pickle, a worker that died: load here instead
+            pass
     return [load_file(c) for c in cands]
 
 
@@ -172,21 +218,37 @@ def lint(opts: Options) -> Report:
             gc.enable()
 
 
+def _guard(where: str, span: Span, findings: list[Finding], step, *args, default=None):
+    """Run one join step; a netlint bug in it becomes NL000 and the run goes on without its result."""
+    try:
+        return step(*args)
+    except Exception as exc:
+        findings.append(internal_error(where, exc, span, f"internal:{where}"))
+        return default
+
+
 def _lint(opts: Options) -> Report:
+    from netlint import limits
+
     first = opts.paths[0] if opts.paths else Path(".")
     start = first if first.is_dir() else first.parent
     config, config_errors = load_config(opts.config_file, start.resolve() if start.exists() else Path.cwd())
-    loaders = load_loaders()
-
-    def wanted(name: str, suffix: str) -> bool:
-        return any(l.wants(name, suffix) for l in loaders.values())
-
     # Only files named (pre-commit, an editor): report on them, load the rest as context (context.py).
     partial = bool(opts.paths) and not any(Path(p).is_dir() for p in opts.paths)
     if partial and config.file is None:
         from netlint.context import project_root
 
         config.root = project_root(start if start.exists() else Path.cwd())
+    with limits.use(config.settings.limits, config.root):
+        return _lint_in(opts, config, config_errors, partial)
+
+
+def _lint_in(opts: Options, config: Config, config_errors: list[Finding], partial: bool) -> Report:
+    loaders = load_loaders()
+
+    def wanted(name: str, suffix: str) -> bool:
+        return any(l.wants(name, suffix) for l in loaders.values())
+
     walked_out: list[tuple[str, str]] | None = [] if opts.show_files else None
     cands = discover(opts.paths, config, wanted, walked_out)
     if opts.force_exclude:
@@ -203,9 +265,12 @@ def _lint(opts: Options) -> Report:
 
     ws = Workspace(root=config.root, config=config)
     findings: list[Finding] = []
+    # Past loading, each step joins what the files said; one that fails is NL000 and the run goes
+    # on with what the others found (a complete report, exit code 2).
+    at = Span(_config_display(config), 1, 1, 1, 1, 0, 0)
     _join(ws, results, findings)
     # Files the inventory points at (switch configs, NIC configs) are context even when not walked.
-    for cand in _inventory_references(ws, findings):
+    for cand in _guard("inventory references", at, findings, _inventory_references, ws, findings, default=[]):
         if all(r.rel != cand.rel for r in results):
             extra = load_file(cand)
             results.append(extra)
@@ -214,15 +279,20 @@ def _lint(opts: Options) -> Report:
     if partial:
         from netlint.context import expand
 
-        ws.targets = expand(ws, results, given, config, wanted, lambda more: _load_all(more, opts.jobs),
-                            lambda new: _join(ws, new, findings))
+        ws.targets = _guard("context loading", at, findings, expand, ws, results, given, config, wanted,
+                            lambda more: _load_all(more, opts.jobs), lambda new: _join(ws, new, findings),
+                            default=set(given))
     from netlint.jobs.pairing import join as join_deepspeed
 
-    findings.extend(join_deepspeed(ws))  # config + hostfile jobs, templates no script fills
-    _inventory_files(ws, results, findings)
+    findings.extend(_guard("DeepSpeed pairing", at, findings, join_deepspeed, ws, default=[]))
+    _guard("inventory files", at, findings, _inventory_files, ws, results, findings)
     findings.extend(run_rules(ws))
     checked = {r.rel for r in results if r.claimed}
-    kept = filter_findings(findings, ws, config, opts, checked)
+    try:
+        kept = filter_findings(findings, ws, config, opts, checked)
+    except Exception as exc:  # report everything rather than nothing
+        kept = sorted([*findings, internal_error("filtering findings", exc, at, "internal:filter")],
+                      key=Finding.sort_key)
     files = [r.rel for r in results if r.claimed and (ws.targets is None or r.rel in ws.targets)]
     stale = 0
     if opts.baseline is not None:
@@ -244,6 +314,13 @@ def _lint(opts: Options) -> Report:
     return Report(kept, ws, config, config_errors, files, stale, shown)
 
 
+def _config_display(config: Config) -> str:
+    """Where an NL000 that belongs to no file points: the netlint configuration, else the root."""
+    if config.file is not None:
+        return display_path(config.file, config.root)
+    return "."
+
+
 def _inventory_files(ws: Workspace, results: list[FileResult], findings: list[Finding]) -> None:
     """One switch from several files (inventory lists, a qos.json + buffers.json folder), then an
     NL007 at each inventory entry whose file no loader read as what the entry says."""
@@ -260,18 +337,25 @@ def _join(ws: Workspace, results: list[FileResult], findings: list[Finding]) -> 
             ws.sources[res.rel] = res.source
         findings.extend(res.findings)
         for kind, model in res.models:
-            ws.add(kind, model, res.rel)
+            try:
+                ws.add(kind, model, res.rel)
+            except Exception as exc:
+                findings.append(internal_error(f"adding {kind} of {res.rel}", exc,
+                                               Span(res.rel, 1, 1, 1, 1, 0, 0), f"internal:add:{kind}"))
 
 
 def _inventory_candidate(opts: Options, config: Config, cands: list[Candidate]) -> Candidate | None:
     named = opts.inventory or (config.root / config.settings.inventory if config.settings.inventory else None)
     if named is not None:
-        return Candidate(named.resolve() if named.exists() else named.absolute(),
-                         display_path(named, config.root), True)
+        from netlint.discovery import named as named_candidate
+
+        return named_candidate(named, config.root)[0]
+    from netlint.safe_read import walkable
+
     for name in ("inventory.yaml", "inventory.yml"):
-        path = config.root / name
-        if path.is_file():
-            return Candidate(path.resolve(), display_path(path, config.root), False)
+        path = walkable(config.root / name, config.root)
+        if path is not None:
+            return Candidate(path, display_path(path, config.root), False)
     return None
 
 
@@ -279,16 +363,25 @@ def _inventory_references(ws: Workspace, findings: list[Finding]) -> list[Candid
     inv = ws.inventory
     if inv is None or ws.inventory_file is None:
         return []
+    from netlint.discovery import named
     from netlint.named_files import named_files
+    from netlint.safe_read import resolve, Refused
 
     out = []
     for nf in named_files(ws):
         ref, path = nf.ref, nf.path
-        if not path.is_file():
-            findings.append(Finding("NL010", f"file '{ref.value}' named by the inventory does not exist",
-                                    ref.span, key=f"missing:{ref.value}"))
-            continue
-        out.append(Candidate(path.resolve(), display_path(path, ws.root), True))
+        try:
+            resolve(path, ws.root)
+        except Refused as exc:
+            if exc.missing:
+                findings.append(Finding("NL010", f"file '{ref.value}' named by the inventory does not exist",
+                                        ref.span, key=f"missing:{ref.value}"))
+                continue
+            if exc.code != "NL013":  # too large: reported at the file when it is read
+                findings.append(Finding("NL001", f"file '{ref.value}' named by the inventory is not read: "
+                                        f"{exc.message}", ref.span, key=f"unread:{ref.value}"))
+                continue
+        out.extend(named(path, ws.root))
     return out
 
 
@@ -299,18 +392,24 @@ def run_rules(ws: Workspace) -> list[Finding]:
     for code, rule_cls in load_rules().items():
         if rule_cls.engine_only:
             continue
+        found: list[Finding] = []
         try:
-            out.extend(rule_cls().check(ws))
+            for f in rule_cls().check(ws):
+                found.append(f)
         except Exception as exc:  # a rule bug must not hide every other finding
-            tb = traceback.format_exc(limit=-3)
-            sys.stderr.write(f"netlint: internal error in rule {code}:\n{tb}")
-            out.append(Finding("NL000", f"internal error in rule {code}: {type(exc).__name__}: {exc}",
-                               Span(ws.inventory_file or ".", 1, 1, 1, 1), key=f"internal:{code}"))
+            # what the rule found before it failed stands; the NL000 says the rest is missing
+            found.append(internal_error(f"rule {code}", exc, _rule_span(ws), f"internal:{code}"))
+        out.extend(found)
     if ws.config.settings.policies:  # the CEL engine is imported only when policies are configured
         from netlint.policy.runner import run_policies
 
-        out.extend(run_policies(ws))
+        out.extend(_guard("policies", _rule_span(ws), out, run_policies, ws, default=[]))
     return out
+
+
+def _rule_span(ws: Workspace) -> Span:
+    return Span(_config_display(ws.config) if ws.config.file is not None else ws.inventory_file or ".",
+                1, 1, 1, 1, 0, 0)
 
 
 def filter_findings(findings: list[Finding], ws: Workspace, config: Config, opts: Options,

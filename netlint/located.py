@@ -125,10 +125,15 @@ class _Later:
 class ParseError(Exception):
     """A document that does not parse; carries the parser's own position."""
 
-    def __init__(self, message: str, span: Span):
+    def __init__(self, message: str, span: Span, bound: bool = False, code: str = "NL003"):
         super().__init__(message)
         self.message = message
         self.span = span
+        self.bound = bound  # stopped by one of netlint's limits (netlint/limits.py), not by the syntax
+        self.code = code    # NL003, or NL005 for a number out of range that stops a whole document
+
+    def __reduce__(self):  # travels back from --jobs workers with its span
+        return (ParseError, (self.message, self.span, self.bound, self.code))
 
 
 class Scalar:
@@ -224,6 +229,8 @@ def locate(node: Any, path: tuple) -> Any:
 class Document(NamedTuple):
     root: Any
     duplicates: list[tuple[str, Span]]
+    # numbers read as text because they are out of range (limits.max-int-digits, 1e999): (raw, span)
+    out_of_range: list[tuple[str, Span]] = []
 
 
 # Parsing lives in netlint.parsing; re-exported here so callers import one module.

@@ -57,11 +57,13 @@ def check_named(ws: "Workspace", results: list[Any], findings: list[Finding]) ->
     file-level NL006/NL007 such a file got when it was loaded for the inventory are replaced by it."""
     from netlint.discovery import display_path
 
+    from netlint.safe_read import walkable
+
     by_rel = {r.rel: r for r in results}
     replaced: set[str] = set()
     for nf in named_files(ws):
-        if not nf.path.is_file():
-            continue  # NL010 already says it does not exist
+        if walkable(nf.path, ws.root) is None:
+            continue  # NL010 or NL001 at the entry already says it is not read
         rel = display_path(nf.path, ws.root)
         res = by_rel.get(rel)
         if res is None:

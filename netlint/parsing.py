@@ -33,16 +33,31 @@ class _Builder:
     """
 
     def __init__(self, file: str, json_mode: bool):
+        from netlint import limits
+
         self.file = file
         self.json_mode = json_mode
         self.duplicates: list[tuple[str, Span]] = []
+        self.out_of_range: list[tuple[str, Span]] = []
         self.anchors: dict[str, Any] = {}
+        bounds = limits.current()
+        self.max_depth, self.max_alias = bounds.max_depth, bounds.max_alias_nodes
+        self.max_digits = bounds.max_int_digits
+        self.int_bound = 10 ** bounds.max_int_digits
 
     def documents(self, text: str) -> list[Any]:
         loader = _Loader(text)
         docs: list[Any] = []
+        # With anchors in the text, count what aliases reach: each alias costs the size of the node
+        # it repeats, as any walk of the tree will (limits.max-alias-nodes; an alias bomb is a few
+        # lines that reach billions of nodes). Without anchors there is nothing to count.
+        counting = "&" in text
+        sizes: dict[str, tuple[int, int]] = {}  # anchor -> (nodes, height) of the node it names
+        open_anchors: set[str] = set()
+        aliased = 0
+        max_depth = self.max_depth
         try:
-            stack: list[list] = []  # frames: [container, pending_key, merges]
+            stack: list[list] = []  # frames: [container, pending_key, merges, nodes, height, anchor]
             root: Any = None
             file = self.file
             while True:
@@ -50,42 +65,70 @@ class _Builder:
                 if ev is None:
                     break
                 cls = type(ev)
+                size = height = 0
                 if cls is _EV_SCALAR:
                     value: Any = self.scalar(ev)
                     anchor = ev.anchor
+                    size = 1
                 elif cls is _EV_MAP or cls is _EV_SEQ:
                     sm = ev.start_mark
+                    if len(stack) >= max_depth:
+                        raise self.bound(f"nested deeper than {max_depth} levels", sm, "max_depth")
                     span = Span(file, sm.line + 1, sm.column + 1, 0, 0, sm.index, -1)
                     container = MapNode(span) if cls is _EV_MAP else SeqNode(span)
                     if ev.anchor:
                         self.anchors[ev.anchor] = container
-                    stack.append([container, _NO_KEY, None])
+                        open_anchors.add(ev.anchor)
+                    stack.append([container, _NO_KEY, None, 0, 0, ev.anchor])
                     continue
                 elif cls in _EV_END:
-                    container, _, merges = stack.pop()
+                    container, _, merges, size, height, anchor = stack.pop()
                     em = ev.end_mark
                     sp = container.span
                     sp._end_line, sp._end_col, sp._end = em.line + 1, em.column + 1, em.index
                     if merges:
                         self.merge(container, merges)
-                    value, anchor = container, None
+                    value, size, height = container, size + 1, height + 1
+                    if anchor:
+                        open_anchors.discard(anchor)
+                        sizes[anchor] = (size, height)
+                    anchor = None
                 elif cls is _EV_ALIAS:
                     value, anchor = self.anchors.get(ev.anchor), None
                     if value is None:
                         raise ParseError(f"found undefined alias {ev.anchor!r}", self.mark_span(ev.start_mark))
+                    if ev.anchor in open_anchors:  # as Kubernetes' YAML reader (go-yaml) refuses it
+                        raise ParseError(f"alias *{ev.anchor} refers to a node that contains it",
+                                         self.mark_span(ev.start_mark))
+                    if counting:
+                        size, height = sizes.get(ev.anchor, (1, 0))
+                        aliased += size
+                        if aliased > self.max_alias:
+                            raise self.bound(f"aliases reach more than {self.max_alias:,} nodes in this "
+                                             f"document", ev.start_mark, "max_alias_nodes")
+                        if len(stack) + height > max_depth:
+                            raise self.bound(f"alias *{ev.anchor} nests the document deeper than "
+                                             f"{max_depth} levels", ev.start_mark, "max_depth")
                 elif cls is yaml.DocumentEndEvent:
                     if root is not None:
                         docs.append(root)
                     root = None
+                    aliased = 0
                     continue
                 else:
                     continue
                 if anchor:
                     self.anchors[anchor] = value
+                    if counting:
+                        sizes[anchor] = (1, 0)
                 if not stack:
                     root = value
                     continue
                 frame = stack[-1]
+                if counting:
+                    frame[3] += size
+                    if height > frame[4]:
+                        frame[4] = height
                 parent = frame[0]
                 if type(parent) is SeqNode:
                     parent.append(value)
@@ -121,6 +164,16 @@ class _Builder:
                         container[k] = v
                         container.keys_at[k] = m.keys_at.get(k, Scalar(k, m.span))
 
+    def bound(self, what: str, mark: Any, setting: str) -> ParseError:
+        from netlint.limits import setting as named
+
+        return ParseError(f"{'JSON' if self.json_mode else 'YAML'} not read: {what} ({named(setting)})",
+                          self.mark_span(mark), bound=True)
+
+    def out_of_range_text(self, text: str, span: Span) -> str:
+        self.out_of_range.append((text, span))
+        return text
+
     def mark_span(self, mark: Any) -> Span:
         return Span(self.file, mark.line + 1, mark.column + 1, mark.line + 1, mark.column + 2,
                     mark.index, mark.index + 1)
@@ -133,16 +186,29 @@ class _Builder:
         if style:  # quoted or block scalars are strings
             return Scalar(text, span, text, style in ("'", '"'))
         if self.json_mode:
-            return Scalar(_json_plain(text), span, text)
+            value = _json_plain(text)
+            if type(value) is int and not -self.int_bound < value < self.int_bound or \
+                    value is _OUT_OF_RANGE or type(value) is float and value in _INFINITE:
+                value = self.out_of_range_text(text, span)
+            return Scalar(value, span, text)
         tag = ev.tag
         if tag is None or tag == "!":
             tag = _resolver.resolve(yaml.ScalarNode, text, ev.implicit)
         if tag == _TAG + "str":
             value: Any = text
         elif tag == _TAG + "int":
-            value = _safe.construct_yaml_int(yaml.ScalarNode(tag, text))
+            # a literal past limits.max-int-digits stays text: Python's int() refuses 4,301 digits
+            # and a huge base-60 or hex literal would cost time and memory to build
+            if len(text) > 4 * self.max_digits + 3:
+                value = self.out_of_range_text(text, span)
+            else:
+                value = _safe.construct_yaml_int(yaml.ScalarNode(tag, text))
+                if not -self.int_bound < value < self.int_bound:
+                    value = self.out_of_range_text(text, span)
         elif tag == _TAG + "float":
             value = _safe.construct_yaml_float(yaml.ScalarNode(tag, text))
+            if value in _INFINITE and "inf" not in text.lower():  # 1e999, not .inf
+                value = self.out_of_range_text(text, span)
         elif tag == _TAG + "bool":
             value = _safe.construct_yaml_bool(yaml.ScalarNode(tag, text))
         elif tag == _TAG + "null":
@@ -153,6 +219,8 @@ class _Builder:
 
 
 _NO_KEY = object()
+_OUT_OF_RANGE = object()
+_INFINITE = (float("inf"), float("-inf"))
 
 
 def _json_plain(text: str) -> Any:
@@ -163,7 +231,7 @@ def _json_plain(text: str) -> Any:
     if text == "null":
         return None
     if _JSON_INT.match(text):
-        return int(text)
+        return int(text) if len(text) <= 4300 else _OUT_OF_RANGE
     try:
         return float(text)
     except ValueError:
@@ -181,7 +249,8 @@ def parse_yaml(file: str, text: str) -> list[Document]:
     """All documents of a YAML stream. Raises :class:`ParseError` with the parser's position."""
     b = _Builder(file, json_mode=False)
     roots = _run(b, file, text)
-    return [Document(r, b.duplicates if i == 0 else []) for i, r in enumerate(roots)]
+    return [Document(r, b.duplicates, b.out_of_range) if i == 0 else Document(r, [])
+            for i, r in enumerate(roots)]
 
 
 def _run(b: _Builder, file: str, text: str) -> list[Any]:
@@ -204,7 +273,10 @@ def parse_json(file: str, text: str) -> Document:
     stream only when a span is first needed (:class:`_LazyJson`). A document with duplicate keys is
     located eagerly, so NL009 can point at the second key.
     """
+    from netlint import limits
+
     duplicated: list[bool] = []
+    digits = limits.current().max_int_digits
 
     def pairs(items: list) -> dict:
         out = dict(items)
@@ -212,12 +284,31 @@ def parse_json(file: str, text: str) -> Document:
             duplicated.append(True)
         return out
 
+    def number(text: str, convert=int) -> Any:
+        # past limits.max-int-digits (or a float that overflows): text, reported as out of range
+        if convert is int and len(text.lstrip("-")) > digits:
+            return _Number(text)
+        value = convert(text)
+        return _Number(text) if value in _INFINITE else value
+
     try:
-        data = json.loads(text, object_pairs_hook=pairs)
+        data = json.loads(text, object_pairs_hook=pairs, parse_int=number,
+                          parse_float=lambda t: number(t, float))
     except json.JSONDecodeError as exc:
         off = exc.pos
         span = Span(file, exc.lineno, exc.colno, exc.lineno, exc.colno + 1, off, off + 1)
         raise ParseError(exc.msg, span) from None
+    except RecursionError:  # nested past what the C parser recurses: the bound says where
+        data = None
+    lazy = _LazyJson(file, text)
+    try:
+        if data is None:
+            raise _TooDeep
+        lazy.root = lazy.build(data, 0)
+    except _TooDeep:
+        _Builder(file, json_mode=True).documents(text)  # raises the located bound (max-depth)
+        raise ParseError(f"JSON not read: nested too deeply ({limits.setting('max_depth')})",
+                         Span(file, 1, 1, 1, 1, 0, 0), bound=True) from None
     if duplicated:
         b = _Builder(file, json_mode=True)
         try:
@@ -225,33 +316,52 @@ def parse_json(file: str, text: str) -> Document:
         except (yaml.YAMLError, ParseError):
             roots = None
         if roots and len(roots) == 1:
-            return Document(roots[0], b.duplicates)
-    lazy = _LazyJson(file, text)
-    lazy.root = lazy.build(data)
-    return Document(lazy.root, [])
+            return Document(roots[0], b.duplicates, b.out_of_range)
+    return Document(lazy.root, [], lazy.out_of_range)
+
+
+class _Number(str):
+    """A JSON number netlint does not convert (out of range); kept as its text."""
+
+
+class _TooDeep(Exception):
+    pass
 
 
 class _LazyJson:
     """Values from ``json.loads`` now; every span of the document filled in on first use."""
 
     def __init__(self, file: str, text: str):
+        from netlint import limits
+
         self.file = file
         self.text = text
         self.root: Any = None
+        self.out_of_range: list[tuple[str, Span]] = []
+        self.max_depth = limits.current().max_depth
 
-    def build(self, value: Any) -> Any:
+    def build(self, value: Any, depth: int) -> Any:
         kind = type(value)
         if kind is dict:
+            depth += 1
+            if depth > self.max_depth:
+                raise _TooDeep
             node = MapNode(Span.deferred(self))
             keys = node.keys_at
             for k, v in value.items():
-                node[k] = self.build(v)
+                node[k] = self.build(v, depth)
                 keys[k] = Scalar(k, Span.deferred(self), k, True)
         elif kind is list:
+            depth += 1
+            if depth > self.max_depth:
+                raise _TooDeep
             node = SeqNode(Span.deferred(self))
-            node.extend([self.build(v) for v in value])
+            node.extend([self.build(v, depth) for v in value])
         elif kind is str:
             node = Scalar(value, Span.deferred(self), value, True)
+        elif kind is _Number:
+            node = Scalar(str(value), Span.deferred(self), str(value))
+            self.out_of_range.append((node.raw, node.span))
         else:
             raw = "null" if value is None else ("true" if value is True else "false") \
                 if kind is bool else repr(value)
@@ -308,3 +418,96 @@ def _unlocated(value: Any, span: Span) -> Any:
         s.extend(_unlocated(v, span) for v in value)
         return s
     return Scalar(value, span, json.dumps(value))
+
+
+_TOML_INT = re.compile(r"(?<![\w.])[+-]?[0-9][0-9_]{17,}(?![\w.])")
+_TOML_AT = re.compile(r"\(at line (\d+), column (\d+)\)")
+INT64 = 2 ** 63
+
+
+def parse_toml(file: str, text: str) -> dict:
+    """``tomllib.loads`` within netlint's limits; raises :class:`ParseError`.
+
+    TOML integers are 64-bit ("If an integer cannot be represented losslessly, an error must be
+    thrown", toml.io v1.0.0 Integer): a longer one is NL005 at its digits. Nesting past
+    limits.max-depth (tomllib recurses into inline arrays and tables) is NL003."""
+    import tomllib
+
+    from netlint import limits
+
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        m = _TOML_AT.search(str(exc))
+        line, col = (int(m.group(1)), int(m.group(2))) if m else (1, 1)
+        raise ParseError(_TOML_AT.sub("", str(exc)).strip(), Span(file, line, col, line, col + 1)) from None
+    except RecursionError:
+        data = None
+    except ValueError:  # Python's int-string limit (4,300 digits)
+        raise _toml_int_error(file, text) from None
+    bound = limits.current().max_depth
+    if data is None or _depth_over(data, bound):
+        raise ParseError(f"TOML not read: nested deeper than {bound} levels ({limits.setting('max_depth')})",
+                         _nesting_span(file, text, bound), bound=True)
+    if _int_over(data):
+        raise _toml_int_error(file, text)
+    return data
+
+
+def _toml_int_error(file: str, text: str) -> ParseError:
+    for m in _TOML_INT.finditer(text):
+        digits = m.group(0).replace("_", "").lstrip("+-")
+        if len(digits) > 19 or not -INT64 <= int(m.group(0).replace("_", "")) < INT64:
+            span = _offset_span(file, text, m.start(), m.end())
+            shown = digits if len(digits) <= 24 else f"{digits[:12]}…{digits[-6:]} ({len(digits):,} digits)"
+            return ParseError(f"integer {shown} is out of range: TOML integers are 64-bit and tomllib readers "
+                              f"fail on it; the file was not read", span, bound=True, code="NL005")
+    return ParseError("an integer is out of range: TOML integers are 64-bit; the file was not read",
+                      Span(file, 1, 1, 1, 1, 0, 0), bound=True, code="NL005")
+
+
+def _offset_span(file: str, text: str, start: int, end: int) -> Span:
+    line = text.count("\n", 0, start) + 1
+    col = start - (text.rfind("\n", 0, start) + 1) + 1
+    return Span(file, line, col, line, col + (end - start), start, end)
+
+
+def _depth_over(data: Any, bound: int) -> bool:
+    todo = [(data, 1)]
+    while todo:
+        node, depth = todo.pop()
+        if depth > bound:
+            return True
+        children = node.values() if isinstance(node, dict) else node
+        todo.extend((c, depth + 1) for c in children if isinstance(c, (dict, list)))
+    return False
+
+
+def _int_over(data: Any) -> bool:
+    todo = [data]
+    while todo:
+        node = todo.pop()
+        for c in (node.values() if isinstance(node, dict) else node):
+            if isinstance(c, (dict, list)):
+                todo.append(c)
+            elif type(c) is int and not -INT64 <= c < INT64:
+                return True
+    return False
+
+
+def _nesting_span(file: str, text: str, bound: int) -> Span:
+    """Where brackets first nest past ``bound`` (strings skipped roughly), else the file's start."""
+    depth, quote = 0, ""
+    for i, ch in enumerate(text):
+        if quote:
+            if ch == quote:
+                quote = ""
+        elif ch in "\"'":
+            quote = ch
+        elif ch in "[{":
+            depth += 1
+            if depth > bound:
+                return _offset_span(file, text, i, i + 1)
+        elif ch in "]}":
+            depth -= 1
+    return Span(file, 1, 1, 1, 1, 0, 0)

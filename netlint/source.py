@@ -24,11 +24,12 @@ class SourceFile:
 
     @classmethod
     def read(cls, path: str, abspath: Path) -> "SourceFile":
-        try:
-            data = abspath.read_bytes()
-        except OSError as exc:
-            raise UnreadableFile("NL001", f"cannot read file: {exc.strerror or exc}",
-                                 Span(path, 1, 1, 1, 1, 0, 0)) from None
+        from netlint.safe_read import Refused, read_bytes
+
+        try:  # only regular files, links inside the project, at most limits.max-file-mb
+            data = read_bytes(abspath)
+        except Refused as exc:
+            raise UnreadableFile(exc.code, exc.message, Span(path, 1, 1, 1, 1, 0, 0)) from None
         return cls(path, abspath, data)
 
     @cached_property
@@ -46,14 +47,26 @@ class SourceFile:
                                  Span(self.path, line, col, line, col + 1)) from None
         return text[1:] if text.startswith("\ufeff") else text
 
+    # A parse stopped by one of netlint's limits (not by the syntax), kept so that a file whose loaders
+    # gave up on it while sniffing still gets its located NL003 (an alias bomb, 10,000 nested lists).
+    bound_error: ParseError | None = None
+
     @cached_property
     def yaml_docs(self) -> list[Document]:
         """All YAML documents; raises :class:`ParseError`."""
-        return parse_yaml(self.path, self.text)
+        return self._parsed(parse_yaml)
 
     @cached_property
     def json_doc(self) -> Document:
-        return parse_json(self.path, self.text)
+        return self._parsed(parse_json)
+
+    def _parsed(self, parse):
+        try:
+            return parse(self.path, self.text)
+        except ParseError as exc:
+            if exc.bound:
+                self.bound_error = exc
+            raise
 
     def drop_parsed(self) -> None:
         self.__dict__.pop("yaml_docs", None)

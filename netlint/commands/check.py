@@ -23,6 +23,8 @@ def add_parser(sub) -> None:
     p.add_argument("--statistics", action="store_true", help="show a count per rule")
     p.add_argument("--quiet", "-q", action="store_true", help="print nothing; only the exit code")
     p.add_argument("--jobs", type=int, default=None, help="worker processes for loading (default: 1)")
+    p.add_argument("--verbose", "-v", action="store_true",
+                   help="print the traceback of each internal error (NL000) on stderr")
     p.add_argument("--show-files", action="store_true",
                    help="list every file walked with the format netlint read it as, or why it was skipped; "
                         "report no findings")
@@ -51,17 +53,22 @@ def run(args) -> int:
     from netlint.config import parse_codes
     from netlint.engine import Options, lint
     from netlint.findings import Severity
-    from netlint.reporters import render
 
     opts = Options(paths=args.paths or [Path(".")], config_file=args.config, inventory=args.inventory,
                    select=parse_codes(args.select) or None, ignore=parse_codes(args.ignore) or None,
                    jobs=args.jobs, inline_suppressions=not args.no_inline_suppressions,
                    baseline=args.baseline, force_exclude=args.force_exclude, show_files=args.show_files)
-    missing = [p for p in opts.paths if not p.exists()]
+    from netlint.safe_read import exists
+
+    missing = [p for p in opts.paths if not exists(p)]
     if missing:
         sys.stderr.write(f"netlint: error: no such file or directory: {missing[0]}\n")
         return 2
-    report = lint(opts)
+    try:
+        report = lint(opts)
+    except Exception as exc:  # never a partial report: what failed outside any one file or rule
+        report = failed_report(opts, exc)
+    _internal_errors_to_stderr(report, getattr(args, "verbose", False))
     if report.config_errors:
         for f in report.config_errors:
             sys.stderr.write(f"{f.span.file}:{f.span.line}:{f.span.col}: {f.code} {f.message}\n")
@@ -92,7 +99,7 @@ def run(args) -> int:
             (sys.stderr if args.diff else sys.stdout).write(fixcli.summary(fix_run, args) + "\n")
         return code
     if not args.quiet:
-        out = render(fmt, report, args)
+        out = _render(fmt, report, args)
         if fix_run is not None:
             if fmt == "text" and not args.output_file:
                 out += fixcli.summary(fix_run, args) + "\n"
@@ -103,8 +110,56 @@ def run(args) -> int:
         else:
             sys.stdout.write(out)
     if args.sarif_file is not None:
-        args.sarif_file.write_text(render("sarif", report, args), encoding="utf-8")
+        args.sarif_file.write_text(_render("sarif", report, args), encoding="utf-8")
     return code
+
+
+def failed_report(opts, exc: BaseException):
+    """A report holding one NL000 when the run failed outside every per-file and per-rule guard, so
+    every output format is still complete and the exit code is 2."""
+    from netlint.config import Config
+    from netlint.engine import Report, internal_error
+    from netlint.located import Span
+    from netlint.workspace import Workspace
+
+    config = Config()
+    where = opts.paths[0].as_posix() if opts.paths else "."
+    finding = internal_error("the run", exc, Span(where, 1, 1, 1, 1, 0, 0), "internal:run")
+    return Report([finding], Workspace(root=config.root, config=config), config, [], [])
+
+
+def _render(fmt: str, report, args) -> str:
+    """The whole report as text; a reporter that fails gives a report of that failure instead."""
+    from netlint.reporters import render
+
+    try:
+        return render(fmt, report, args)
+    except Exception as exc:
+        failed = failed_report(args_options(args), exc)
+        failed.findings[0].message = failed.findings[0].message.replace("the run", f"the {fmt} report", 1)
+        _internal_errors_to_stderr(failed, getattr(args, "verbose", False))
+        args.exit_code = 2
+        return render(fmt, failed, args)
+
+
+def args_options(args):
+    from netlint.engine import Options
+
+    return Options(paths=args.paths or [Path(".")])
+
+
+def _internal_errors_to_stderr(report, verbose: bool) -> None:
+    """One line per NL000 on stderr (the report has the finding); the traceback with ``--verbose``."""
+    for f in report.findings:
+        if f.code != "NL000":
+            continue
+        sys.stderr.write(f"netlint: {f.span.file}:{f.span.line}:{f.span.col}: {f.message}\n")
+        tb = f.extra.get("traceback")
+        if verbose and tb:
+            sys.stderr.write(tb if tb.endswith("\n") else tb + "\n")
+    if not verbose and any(f.code == "NL000" and f.extra.get("traceback") for f in report.findings):
+        sys.stderr.write("netlint: this is a netlint bug; run with --verbose for the traceback and "
+                         "report it with the file that triggered it\n")
 
 
 def _show_files(args, report) -> int:

@@ -220,9 +220,9 @@ _KV = re.compile(r"^\s*([A-Za-z0-9_\-]+)\s*=\s*(\"[^\"]*\"|'[^']*'|[^#\s][^#]*?)
 
 def toml_scalars(file: str, text: str) -> dict[str, Scalar]:
     """``section.key`` → Scalar (value from tomllib, span from a line scan of simple ``k = v`` lines)."""
-    import tomllib
+    from netlint.parsing import parse_toml
 
-    data = tomllib.loads(text)
+    data = parse_toml(file, text)  # ParseError past netlint's limits or TOML's 64-bit integers
     ft = FileText(file, text)
     out: dict[str, Scalar] = {}
     section = ""

@@ -84,9 +84,11 @@ def looks_like_ds(root) -> bool:
 
 
 def config_from_path(display: str, path: Path) -> DsConfig | None:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+    from netlint.safe_read import Refused, read_bytes
+
+    try:  # a regular file inside the project, within limits.max-file-mb
+        text = read_bytes(path).decode("utf-8")
+    except (Refused, UnicodeDecodeError):
         return None
     root, strict, err = parse_ds_text(display, text)
     if root is None:

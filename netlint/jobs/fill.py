@@ -71,11 +71,13 @@ class _Run:
         if UNKNOWN in key or key.startswith("/") or self.base is None:
             return None
         path = self.base / key
-        try:
-            if not path.is_file() or path.stat().st_size > _MAX_BYTES:
+        from netlint.safe_read import Refused, resolve
+
+        try:  # a regular file inside the project
+            if resolve(path).stat().st_size > _MAX_BYTES:
                 return None
             text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
+        except (Refused, OSError, UnicodeDecodeError):
             return None
         from netlint.shell.model import FileText
 

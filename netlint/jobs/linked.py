@@ -80,13 +80,25 @@ def _find(file: str, abspath: Path, ref: str) -> tuple[str, Path] | None:
     depth = len(dirs) - 1 - max((i for i, p in enumerate(dirs) if p == ".."), default=-1)
     base_display = posixpath.dirname(file)
     here = abspath.parent
+    from netlint import limits
+    from netlint.safe_read import walkable
+
     for up in range(depth + 1):
-        path = here / ref
-        if path.is_file():
+        path = walkable(here / ref, limits.root())  # a regular file, links only inside the project
+        if path is not None:
             display = posixpath.normpath(posixpath.join(base_display, *([".."] * up), ref))
-            return display, path.resolve()
+            return display, path
         here = here.parent
     return None
+
+
+def _text(path: Path) -> str:
+    from netlint.safe_read import read_text
+
+    text = read_text(path)  # within limits.max-file-mb
+    if text is None:
+        raise OSError(f"not read: {path}")
+    return text
 
 
 def _shape(file: str, launch: "Launch", sbatch: dict) -> "TrainingJob | None":
@@ -105,6 +117,7 @@ def _torchtitan(file: str, launch: "Launch", sbatch: dict, abspath: Path) -> lis
     import tomllib
 
     from netlint.jobs.configs import torchtitan_job
+    from netlint.located import ParseError
 
     if launch.launcher != "torchrun":
         return []
@@ -127,9 +140,8 @@ def _torchtitan(file: str, launch: "Launch", sbatch: dict, abspath: Path) -> lis
         return []
     display, path = found
     try:
-        job = torchtitan_job(display, path.read_text(encoding="utf-8", errors="replace"), shape.world_size,
-                             overrides)
-    except (tomllib.TOMLDecodeError, OSError):
+        job = torchtitan_job(display, _text(path), shape.world_size, overrides)
+    except (tomllib.TOMLDecodeError, OSError, ValueError, ParseError):
         return []
     job.nodes, job.gpus_per_node = shape.nodes, shape.gpus_per_node
     job.defaulted |= shape.defaulted & {"nodes", "gpus_per_node"}
@@ -223,7 +235,10 @@ def _neox_world(file: str, abspath: Path, launch: "Launch", sbatch: dict, cfg: M
         if found is None:
             return None
         display, path = found
-        hf = parse_hostfile(display, path.read_text(encoding="utf-8", errors="replace"))
+        try:
+            hf = parse_hostfile(display, _text(path))
+        except OSError:
+            return None
         hosts = hf.hosts[:nodes.value] if nodes is not None and nodes.value > 0 else hf.hosts
         if not hosts or hf.bad_lines:
             return None

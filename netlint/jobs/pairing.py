@@ -48,11 +48,10 @@ def attach_launch_hostfile(job: "TrainingJob", abspath: Path | None) -> None:
     if w is None or not isinstance(w.value, str) or posixpath.isabs(w.value):
         return
     path = abspath.parent / w.value
-    try:
-        if not path.is_file() or path.stat().st_size > 1_000_000:
-            return
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
+    from netlint.safe_read import read_text
+
+    text = read_text(path, 1_000_000)  # a regular file inside the project
+    if text is None:
         return
     from netlint.jobs.build import derive_dp
     from netlint.jobs.deepspeed import parse_hostfile

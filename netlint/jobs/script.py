@@ -25,17 +25,17 @@ def slurm_env(header: dict[str, Scalar]) -> dict[str, Word]:
         env[name] = literal_word(value, s.span)
 
     n = header.get("nodes")
-    if n is not None and isinstance(n.value, str) and n.value.isdigit():
+    if n is not None and isinstance(n.value, str) and n.value.isascii() and n.value.isdigit():
         put("SLURM_NNODES", n, n.value)
         put("SLURM_JOB_NUM_NODES", n, n.value)
     t = header.get("ntasks-per-node")
-    if t is not None and isinstance(t.value, str) and t.value.isdigit():
+    if t is not None and isinstance(t.value, str) and t.value.isascii() and t.value.isdigit():
         put("SLURM_NTASKS_PER_NODE", t, t.value)
     t = header.get("ntasks")
-    if t is not None and isinstance(t.value, str) and t.value.isdigit():
+    if t is not None and isinstance(t.value, str) and t.value.isascii() and t.value.isdigit():
         put("SLURM_NTASKS", t, t.value)
     g = header.get("gpus-per-node")
-    if g is not None and isinstance(g.value, str) and g.value.split(":")[-1].isdigit():
+    if g is not None and isinstance(g.value, str) and g.value.isascii() and g.value.split(":")[-1].isdigit():
         put("SLURM_GPUS_ON_NODE", g, g.value.split(":")[-1])
     g = header.get("gres")
     if g is not None and isinstance(g.value, str):
@@ -105,14 +105,13 @@ def jobs_from_script(file: str, script: Script, sbatch: dict[str, Scalar], abspa
             opts, target = _sbatch_cli(cmd)
             if target is None or not isinstance(target.value, str):
                 continue
+            from netlint.safe_read import read_text
+
             path = (abspath.parent / target.value)
-            if not path.is_file():
+            text = read_text(path)  # a regular file inside the project, within limits.max-file-mb
+            if text is None:
                 continue
             display = posixpath.normpath(posixpath.join(posixpath.dirname(file), target.value))
-            try:
-                text = path.read_text(encoding="utf-8", errors="replace")
-            except OSError:
-                continue
             merged = dict(sbatch_header(display, text))
             merged.update(opts)  # sbatch(1): command-line options override the script's directives
             env = dict(cmd.environment)
@@ -146,7 +145,9 @@ def attach_ds_config(job: TrainingJob, script: Script, abspath: Path | None) -> 
     if fill_ds_config(job, script, abspath):  # written by sed/envsubst from a template
         return
     if isinstance(ref.value, str) and abspath is not None:
+        from netlint.safe_read import is_file
+
         path = abspath.parent / ref.value
-        if path.is_file():
+        if is_file(path):
             display = posixpath.normpath(posixpath.join(posixpath.dirname(job.file), ref.value))
             job.ds_config = config_from_path(display, path)

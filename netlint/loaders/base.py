@@ -71,7 +71,7 @@ def parsed_yaml(src: SourceFile) -> tuple[list, list[Finding]]:
     try:
         docs = src.yaml_docs
     except ParseError as exc:
-        return [], [Finding("NL003", f"YAML does not parse: {exc.message}", exc.span, key="parse")]
+        return [], [parse_finding("YAML", exc)]
     return [d.root for d in docs], _duplicates(docs)
 
 
@@ -81,8 +81,15 @@ def parsed_json(src: SourceFile) -> tuple[object | None, list[Finding]]:
     try:
         doc = src.json_doc
     except ParseError as exc:
-        return None, [Finding("NL003", f"JSON does not parse: {exc.message}", exc.span, key="parse")]
+        return None, [parse_finding("JSON", exc)]
     return doc.root, _duplicates([doc])
+
+
+def parse_finding(fmt: str, exc) -> Finding:
+    """NL003 for a document that does not parse, or that a bound (limits.max-depth, max-alias-nodes)
+    stopped: its message then says which."""
+    return Finding(getattr(exc, "code", "NL003"), exc.message if exc.bound else f"{fmt} does not parse: "
+                   f"{exc.message}", exc.span, key="parse")
 
 
 def _duplicates(docs) -> list[Finding]:
@@ -90,7 +97,26 @@ def _duplicates(docs) -> list[Finding]:
 
     return [Finding("NL009", f"duplicate key '{k}': only the last value is used", span,
                     Severity.WARNING, key=f"duplicate:{k}")
-            for d in docs for k, span in d.duplicates]
+            for d in docs for k, span in d.duplicates] + out_of_range(docs)
+
+
+def out_of_range(docs) -> list[Finding]:
+    """NL005 for each number the parser kept as text: more digits than limits.max-int-digits, or a
+    float literal past the largest double (1e999)."""
+    from netlint.limits import current, setting
+
+    out = []
+    for d in docs:
+        for raw, span in getattr(d, "out_of_range", ()):
+            shown = raw if len(raw) <= 24 else f"{raw[:12]}…{raw[-6:]} ({len(raw):,} characters)"
+            if any(c in raw for c in ".eE") and not raw.lstrip("+-").lower().startswith("0x"):
+                why = "it overflows a 64-bit float"
+            else:
+                why = (f"netlint reads integers of at most {current().max_int_digits} digits "
+                       f"({setting('max_int_digits')})")
+            out.append(Finding("NL005", f"number {shown} is out of range: {why}; it is read as text", span,
+                               key=f"out-of-range:{raw[:40]}"))
+    return out
 
 
 def top_keys_in(text: str, keys: tuple[str, ...], quote: str = '"') -> bool:

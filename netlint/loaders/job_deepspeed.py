@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any, Iterator
 
 from netlint.findings import Finding, Severity
-from netlint.loaders.base import Loader, _duplicates, top_keys_in
+from netlint.loaders.base import Loader, _duplicates, parse_finding, top_keys_in
 from netlint.source import SourceFile
 
 
@@ -33,6 +33,9 @@ class DeepSpeedConfigLoader(Loader):
             root, strict = doc.root, True
             yield from _duplicates([doc])
         except ParseError as exc:
+            if exc.bound:  # a limit of netlint's (limits.max-depth), not the syntax: no hjson retry
+                yield parse_finding("JSON", exc)
+                return
             root, strict, err = parse_ds_text(src.path, src.text)
             if root is None:
                 # hjson (DeepSpeed's reader) takes an unquoted word to the end of its line as a string,

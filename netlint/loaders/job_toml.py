@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from netlint.findings import Finding
 from netlint.loaders.base import Loader
-from netlint.located import Span
 from netlint.source import SourceFile
 
 
@@ -19,11 +17,11 @@ class TorchtitanLoader(Loader):
         return "[parallelism]" in src.text and "tensor_parallel_degree" in src.text
 
     def load(self, src: SourceFile) -> Iterator[Any]:
-        import tomllib
-
         from netlint.jobs.configs import torchtitan_job
+        from netlint.loaders.base import parse_finding
+        from netlint.located import ParseError
 
         try:
             yield torchtitan_job(src.path, src.text)
-        except tomllib.TOMLDecodeError as exc:
-            yield Finding("NL003", f"TOML does not parse: {exc}", Span(src.path, 1, 1, 1, 1, 0, 0), key="parse")
+        except ParseError as exc:  # the position is tomllib's own (or the number's, NL005)
+            yield parse_finding("TOML", exc)

@@ -38,7 +38,7 @@ def inventory_rel(ws: "Workspace", base, value: str) -> str:
     target = base / value
     try:
         rel = os.path.relpath(target.resolve(), ws.root.resolve())
-    except ValueError:
+    except (ValueError, OSError, RuntimeError):  # another drive; a symbolic link loop (NL001 says it)
         rel = str(target)
     return _norm(rel)
 

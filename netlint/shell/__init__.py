@@ -63,12 +63,9 @@ def literal_word(value: str, span=None) -> Word:
 
 
 def _read(display: str, path: Path) -> str | None:
-    try:
-        if path.stat().st_size > 1_000_000:
-            return None
-        return path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
+    from netlint.safe_read import read_text
+
+    return read_text(path, 1_000_000)  # a regular file inside the project
 
 
 def parse_text(path: str, text: str, abspath: Path | None = None,

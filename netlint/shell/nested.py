@@ -135,12 +135,12 @@ class NestedScripts:
         self.script.sources.append(resolved)
         if f.abspath is None or rel.startswith("/"):
             return
-        target = (f.abspath.parent / rel)
-        try:
-            target = target.resolve()
-        except OSError:
-            return
-        if not target.is_file():
+        from netlint import limits
+        from netlint.safe_read import walkable
+
+        # a regular file inside the project only (not a FIFO, /dev/zero, a loop or /etc/...)
+        target = walkable(f.abspath.parent / rel, limits.root())
+        if target is None:
             return
         self.script.source_files[display] = target
         if display in self.source_stack or self.depth >= MAX_DEPTH or self.read is None:

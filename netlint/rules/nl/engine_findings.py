@@ -11,16 +11,23 @@ class _EngineRule(Rule):
 
 
 class InternalError(_EngineRule):
-    """A rule raised an exception. This is a netlint bug: the run exits with code 2 and the
-    traceback goes to stderr. Please report it with the file that triggered it."""
+    """A loader, a rule or a join step raised an exception. This is a netlint bug, not a verdict on
+    the file: the finding sits at the file the loader was reading (or at the netlint configuration,
+    else `.`, for a rule), everything else is still checked and reported, and the run exits with
+    code 2. stderr gets one line; `netlint check --verbose` prints the traceback. Please report it
+    with the file that triggered it."""
 
-    code, name, summary = "NL000", "internal-error", "A rule failed with an exception (netlint bug)"
+    code, name, summary = "NL000", "internal-error", "A loader or rule failed with an exception (netlint bug)"
 
 
 class UnreadableFile(_EngineRule):
-    """The file could not be read (permissions, a broken symlink, a directory named as a file).
+    """The file could not be read (permissions, a broken symlink, a directory named as a file), or
+    netlint does not read it: a FIFO, a device or a socket (only regular files are read: a FIFO would
+    block the run, `/dev/zero` never ends), a symbolic link to a target outside the project root or in
+    a loop, a path with a component over 255 bytes. Walking a folder skips such files silently; the
+    finding is for files named on the command line or by the inventory.
 
-    Fix: make the file readable or remove it from the paths given to netlint."""
+    Fix: make the file readable, or name the real file inside the project."""
 
     code, name, summary = "NL001", "unreadable-file", "File cannot be read"
 
@@ -77,6 +84,16 @@ class UnrecognisedFile(_EngineRule):
 
     code, name, summary = "NL007", "unrecognised-file", "File format not recognised"
     severity = Severity.WARNING
+
+
+class FileTooLarge(_EngineRule):
+    """The file is larger than `limits.max-file-mb` (default 10 MiB) and was not read. No switch,
+    NCCL or training config comes near that size; a file that does is generated data, a log or an
+    attempt to exhaust the linter's memory.
+
+    Fix: exclude the file (`exclude:`), or raise `limits: {max-file-mb: N}` if it really is a config."""
+
+    code, name, summary = "NL013", "file-too-large", "File larger than limits.max-file-mb, not read"
 
 
 class ConfigError(_EngineRule):
