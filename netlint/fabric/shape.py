@@ -250,7 +250,7 @@ class _ListExpr:
         while self.peek() == "*":
             self.take()
             n = self.take()
-            if n is None or not n.isdigit() or not isinstance(v, list) or int(n) * len(v) > 100_000:
+            if n is None or not (n.isascii() and n.isdigit()) or not isinstance(v, list) or int(n) * len(v) > 100_000:
                 raise ValueError("bad repeat")
             v = v * int(n)
         return v
@@ -266,14 +266,14 @@ class _ListExpr:
             out = []
             while self.peek() != "]":
                 n = self.take()
-                if n is None or not n.isdigit():
+                if n is None or not (n.isascii() and n.isdigit()):
                     raise ValueError("list")
                 out.append(int(n))
                 if self.peek() == ",":
                     self.take()
             self.take()
             return out
-        if t is not None and t.isdigit():
+        if t is not None and t.isascii() and t.isdigit():
             return int(t)
         raise ValueError(t)
 

@@ -93,7 +93,7 @@ def _nargs(arity: str) -> object:
     if " nargs=" not in arity:
         return 0
     n = arity.split(" nargs=", 1)[1].split(" ", 1)[0]
-    return None if n == "None" else int(n) if n.isdigit() else n
+    return None if n == "None" else int(n) if n.isascii() and n.isdigit() else n
 
 
 @lru_cache(maxsize=1)

@@ -94,7 +94,7 @@ def to_python_regex(pat: str, extended: bool, delim: str = "/") -> str:
                 out.append(re.escape(d))
             elif not extended and d in _BRE_SPECIAL:
                 out.append(_BRE_SPECIAL[d])
-            elif d.isdigit() and d != "0":
+            elif d.isascii() and d.isdigit() and d != "0":
                 out.append("\\" + d)
             elif d in _ESCAPES:
                 out.append(re.escape(_ESCAPES[d]))
@@ -176,7 +176,7 @@ def _replacement(raw: str, delim: str) -> list:
         if c == "\\" and i + 1 < len(raw):
             d = raw[i + 1]
             i += 2
-            if d.isdigit():
+            if d.isascii() and d.isdigit():
                 parts.extend(["".join(buf), int(d)])
                 buf = []
             elif d in "LUluE":
@@ -220,9 +220,9 @@ def parse_script(script: str, word: "Word", offset: int, extended: bool) -> list
             f = script[j]
             if f == "g":
                 glob = True
-            elif f.isdigit():
+            elif f.isascii() and f.isdigit():
                 k = j
-                while k < n and script[k].isdigit():
+                while k < n and script[k] in "0123456789":
                     k += 1
                 nth, j = int(script[j:k]), k
                 continue

@@ -126,7 +126,7 @@ def _value(b: NicBuilder, lines: Lines, i: int, start: int, m: re.Match, value: 
         b.put("cma_roce_tos", n, span, **common)
     elif pt and leaf.startswith("enable/"):
         prio = leaf.split("/", 1)[1]
-        if prio.isdigit() and int(prio) < 8:
+        if prio.isascii() and prio.isdigit() and int(prio) < 8:
             b.put("rp_enable" if pt == "roce_rp" else "np_enable", n != 0, span, index=int(prio), **common)
     elif pt == "roce_np" and leaf in SYSFS_NP:
         b.put(SYSFS_NP[leaf], n, span, **common)

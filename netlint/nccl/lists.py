@@ -82,7 +82,7 @@ def parse(value: str) -> IfList:
 def _atoi(text: str) -> int:
     digits = ""
     for i, ch in enumerate(text.lstrip()):
-        if ch.isdigit() or (i == 0 and ch in "+-"):
+        if ch in "0123456789" or (i == 0 and ch in "+-"):
             digits += ch
         else:
             break

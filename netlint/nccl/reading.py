@@ -53,6 +53,8 @@ def strtoll(text: str) -> IntParse:
     digits = text[i:j]
     if not digits:
         return IntParse(0, 0, base, "", False)
+    if len(digits.lstrip("0")) > 24:  # past any int64: strtoll saturates (and Python's int() refuses 4,301)
+        return IntParse(INT64_MAX if sign > 0 else -INT64_MAX - 1, j, base, digits, True)
     value = sign * int(digits, base)
     overflow = not (-INT64_MAX - 1 <= value <= INT64_MAX)
     return IntParse(value, j, base, digits, overflow)

@@ -28,7 +28,7 @@ def _path_level(name: str):
     def check_level(value: str, version) -> list[Problem]:
         if value in PATH_LEVELS:
             return []
-        if value[:1].isdigit():
+        if value[:1] in tuple("0123456789"):
             n = strtoll(value).value
             lvl = level_name(n)
             return [Problem("misread", f"{name}={value} is a legacy integer that NCCL maps to {lvl}; "

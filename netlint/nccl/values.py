@@ -143,9 +143,9 @@ def _integer(name: str, value: str, var: Var, version) -> list[Problem]:
                    f"'{rest[0]}': the value is {p.value}")
         else:
             msg = f"{name}={value} starts with 0, so NCCL reads it as octal: the value is {p.value}, not {meant}"
-            if name in ("NCCL_IB_TC", "NCCL_IB_FIFO_TC", "NCCL_GIN_IB_TC") and meant.isdigit():
+            if name in ("NCCL_IB_TC", "NCCL_IB_FIFO_TC", "NCCL_GIN_IB_TC") and meant.isascii() and meant.isdigit():
                 msg += f" (DSCP {p.value >> 2}, not DSCP {int(meant) >> 2})"
-        out.append(Problem("misread", msg, "warning", fix=meant if meant.isdigit() else None))
+        out.append(Problem("misread", msg, "warning", fix=meant if meant.isascii() and meant.isdigit() else None))
         return out
     if rest.strip():
         junk = rest.strip()

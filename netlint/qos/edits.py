@@ -107,7 +107,7 @@ def _nvue_pfc_edit(sw: Any, port: Any, prios: list[int], text: str | None) -> Ed
 def _is_scalar_value(text: str, span: Span) -> bool:
     """True when ``span`` is a YAML value (``switch-priority: 3,4``), not a mapping key (``'3': {}``)."""
     token = text[span.start:span.end].strip("'\"")
-    if not token or not all(c.isdigit() or c in ", " for c in token):
+    if not token or not all(c in "0123456789, " for c in token):
         return False  # not a priority list (a `roce:` default's span, say)
     rest = text[span.end:span.end + 4].lstrip(" \t'\"")
     return not rest.startswith(":")

@@ -24,6 +24,8 @@ def parse_speed_mbps(raw: Any) -> int | None:
         return None
     num, unit = float(m.group(1)), m.group(2).upper()
     mult = {"": 1, "M": 1, "G": 1000, "T": 1_000_000}[unit]
+    if not num * mult < 1e18:  # 400 nines overflow a float; no port runs at an exabit
+        return None
     val = int(num * mult)
     return val if val > 0 else None
 
@@ -77,7 +79,7 @@ def _split(raw: str) -> tuple[tuple[tuple[int, int, int, str], ...], tuple[str, 
     for part in raw.split(","):
         text = part.strip()
         lead = len(part) - len(part.lstrip())
-        if text.isdigit():
+        if text.isascii() and text.isdigit():
             items.append((int(text), pos + lead, len(text), text))
         else:
             bad.append(text)
@@ -95,11 +97,11 @@ def split_list(token: Scalar) -> tuple[list[Scalar], list[str]]:
 def expand_range(text: str) -> list[int] | None:
     """``"3"`` → [3]; ``"3-4"`` → [3, 4]; ``"0-2"`` → [0, 1, 2]; anything else → None."""
     text = text.strip()
-    if text.isdigit():
+    if text.isascii() and text.isdigit():
         return [int(text)]
     if "-" in text:
         a, _, b = text.partition("-")
-        if a.strip().isdigit() and b.strip().isdigit():
+        if a.strip().isascii() and a.strip().isdigit() and b.strip().isascii() and b.strip().isdigit():
             lo, hi = int(a), int(b)
             if lo <= hi and hi - lo < 64:
                 return list(range(lo, hi + 1))
@@ -129,7 +131,9 @@ def as_int(value: Any) -> int | None:
         return value
     if isinstance(value, str):
         t = value.strip()
-        if t.isdigit() or (t.startswith("-") and t[1:].isdigit()):
+        digits = t[1:] if t.startswith("-") else t
+        # ASCII only (int() reads '٣' and refuses '²'), and within Python's int-string limit
+        if digits.isascii() and digits.isdigit() and len(digits) <= 4000:
             return int(t)
     return None
 

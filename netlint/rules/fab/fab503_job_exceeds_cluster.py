@@ -31,8 +31,11 @@ class JobExceedsCluster(Rule):
 
     def check(self, ws):
         inv = ws.inventory
+        if inv is not None and not inv.node_groups:
+            return  # `nodes: []` states no cluster size to exceed
         gpus_node = {g.gpus.value for g in inv.node_groups} if inv is not None else set()
-        rel = [Related(inv.node_groups[0].gpus.span, "GPUs per node in the inventory")] if inv is not None else []
+        rel = [Related(inv.node_groups[0].gpus.span, "GPUs per node in the inventory")] \
+            if inv is not None and inv.node_groups else []
         for job, m in models(ws):
             world, nodes, per = job.int("world_size"), job.int("nodes"), job.int("gpus_per_node")
             total = inv.total_gpus

@@ -32,8 +32,8 @@ class ExpertGridNotDivisible(Rule):
         for job in jobs(ws, "megatron", "nemo"):
             world, ep = job.int("world_size"), job.int("ep")
             etp, pp = job.int("etp"), job.int("pp")
-            if None in (world, ep, etp, pp) or ep <= 1:
-                continue
+            if None in (world, ep, etp, pp) or ep <= 1 or etp < 1 or pp < 1:
+                continue  # a size of 0 stops Megatron's argument checks before any group is built
             grid = etp * ep * pp
             if world % grid == 0:
                 continue

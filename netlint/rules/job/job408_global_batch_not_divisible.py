@@ -32,6 +32,8 @@ class GlobalBatchNotDivisible(Rule):
             g, b, dp = job.int("global_batch"), job.int("micro_batch"), job.int("dp")
             if None in (g, b, dp) or "global_batch" in job.defaulted or "--decrease-batch-size-if-needed" in job.args:
                 continue
+            if b < 1 or dp < 1:
+                continue  # no micro batch or no data-parallel rank: not a divisibility question
             if "--step-batch-size-schedule" in job.args:
                 continue
             if g % (b * dp) == 0 and g >= b * dp:

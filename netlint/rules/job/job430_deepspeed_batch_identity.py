@@ -70,6 +70,10 @@ class DeepSpeedBatchIdentity(Rule):
             return as_int(n) if isinstance(n, Scalar) else None
 
         tb, mb, gas = num("train_batch_size"), num("train_micro_batch_size_per_gpu"), num("gradient_accumulation_steps")
+        if any(s is not None and s.value <= 0 for s in (tb, mb, gas)):
+            # DeepSpeed asserts each is > 0 first (microsoft/DeepSpeed@38327e07 deepspeed/runtime/config.py
+            # L925-929): no batch identity to check
+            return
         world = None
         if job is not None:
             world = job.int("dp")

@@ -38,7 +38,7 @@ class GpuDirectRdmaDisabled(Rule):
     def check(self, ws) -> Iterator[Finding]:
         for env, var in settings(ws, "NCCL_NET_GDR_LEVEL"):
             v = var.known
-            off = v == "LOC" or (v[:1].isdigit() and strtoll(v).value <= 0)
+            off = v == "LOC" or (v[:1] in tuple("0123456789") and strtoll(v).value <= 0)
             if off:
                 yield self.finding(f"NCCL_NET_GDR_LEVEL={v} turns GPUDirect RDMA off for every NIC: network "
                                    f"data is staged through host memory", var.span, key=var.key)
