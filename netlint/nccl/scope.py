@@ -70,17 +70,47 @@ def job_files(ws: "Workspace") -> set[str]:
     return {j.file for j in jobs(ws)}
 
 
-def is_env_file(ws: "Workspace", env: "NcclEnv") -> bool:
+def is_env_file(ws: "Workspace", env: "NcclEnv", jobs_at: set[str] | None = None) -> bool:
     """An env *file* (applies by directory): .env, nccl.conf, or a shell file that runs nothing. A part
     of a file (``scope`` set: a container, a ConfigMap entry, a Helm values block, a Dockerfile stage, a
-    here-document) reaches only what uses it, which its directory does not tell."""
+    here-document) reaches only what uses it, which its directory does not tell. ``jobs_at``: the
+    :func:`job_files` of ``ws`` when the caller has them (asking once per env is O(E·J))."""
     if env.scope is not None:
         return False
     if env.format in ("dotenv", "nccl.conf"):
         return True
     if env.format == "shell":
-        return not env.launches and env.file not in job_files(ws)
+        return not env.launches and env.file not in (job_files(ws) if jobs_at is None else jobs_at)
     return False
+
+
+def _index(ws: "Workspace") -> tuple[dict[str, list["NcclEnv"]], dict[str, list["NcclEnv"]], list[str]]:
+    """(file → its envs, folder → the env files in it, folders that apply to every relative path), in
+    ``envs(ws)`` order, built once per state of the workspace. Keyed by the sizes of ``ws.nccl_envs``
+    and ``ws.jobs`` rather than held by ``ws.derived``: context.py asks while it still adds files."""
+    key = (len(ws.nccl_envs), len(ws.jobs))
+    held = ws.cache.get("nccl.scope_index")
+    if held is not None and held[0] == key:
+        return held[1]
+    jobs_at = job_files(ws)
+    by_file: dict[str, list["NcclEnv"]] = {}
+    by_dir: dict[str, list["NcclEnv"]] = {}
+    for e in envs(ws):
+        by_file.setdefault(e.file, []).append(e)
+        if is_env_file(ws, e, jobs_at):
+            by_dir.setdefault(_dir(e.file), []).append(e)
+    tops = [d for d in by_dir if d.strip("/") in ("", ".")]
+    index = (by_file, by_dir, tops)
+    ws.cache["nccl.scope_index"] = (key, index)
+    return index
+
+
+def _folders_above(job_dir: str, by_dir: dict[str, list], tops: list[str]) -> list[str]:
+    """The folders of ``by_dir`` whose env files reach ``job_dir`` (``_within``): the folder itself,
+    each prefix ending before a ``/``, and the top folders; a walk up the path, not over every folder."""
+    cands = {job_dir, *tops}
+    cands.update(job_dir[:i] for i, c in enumerate(job_dir) if c == "/" and i)
+    return sorted(d for d in cands if d in by_dir and _within(job_dir, d))
 
 
 def envs_for_job(ws: "Workspace", job: Any) -> list["NcclEnv"]:
@@ -91,12 +121,12 @@ def envs_for_job(ws: "Workspace", job: Any) -> list["NcclEnv"]:
 def envs_for_file(ws: "Workspace", file: str | None) -> list["NcclEnv"]:
     if not file:
         return []
-    all_envs = envs(ws)
-    own = [e for e in all_envs if e.file == file]
+    files, folders, tops = _index(ws)
+    own = list(files.get(file, ()))
     inlined = {s.resolved for e in own for s in e.sources if s.resolved}
     job_dir = _dir(file)
-    by_dir = [e for e in all_envs
-              if e.file != file and e.file not in inlined and is_env_file(ws, e) and _within(job_dir, _dir(e.file))]
+    by_dir = [e for d in _folders_above(job_dir, folders, tops) for e in folders[d]
+              if e.file != file and e.file not in inlined]
     by_dir.sort(key=lambda e: (e.format != "nccl.conf", len(_dir(e.file)), e.file))
     return by_dir + own
 
@@ -108,7 +138,7 @@ def jobs_for_env(ws: "Workspace", env: "NcclEnv") -> list[Any]:
         if any(e is env for e in envs_for_job(ws, job)):
             out.append(job)
             continue
-        own = [e for e in envs(ws) if e.file == getattr(job, "file", None)]
+        own = _index(ws)[0].get(getattr(job, "file", None), ())
         if any(s.resolved == env.file for e in own for s in e.sources):
             out.append(job)
     return out
@@ -170,8 +200,9 @@ def launch_groups(ws: "Workspace") -> list[tuple["NcclEnv", list["NcclEnv"]]]:
             groups.append((own[-1] if own else group[-1], group))
             covered.update(id(e) for e in group)
         sourced = sourced_files(w)
+        jobs_at = job_files(w)
         for env in envs(w):
-            if id(env) in covered or env.file in sourced or env.file in job_files(w):
+            if id(env) in covered or env.file in sourced or env.file in jobs_at:
                 continue
             own_confs = [e for e in heredoc_confs.get(env.file, ()) if e is not env
                          and (env.format != "dockerfile" or run_stage(e.scope) == env.scope)]
