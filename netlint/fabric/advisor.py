@@ -374,12 +374,23 @@ def advise_job(job, inventory, mfu: float, top: int | None = None) -> tuple[Advi
     return advise(*inputs, top=top), None
 
 
-def job_advice(ws) -> dict[int, Advice | None]:
-    """Advice for every training job of the workspace, computed once (``ws.derived``)."""
-    from netlint.models.job import training_jobs
+class _JobAdvice:
+    """id(job) → Advice, each computed when first asked for: only jobs with a finding that offers a
+    layout need one, and advising costs ~0.1 s a job."""
 
-    def compute(ws):
-        mfu = ws.config.settings.mfu
-        return {id(j): advise_job(j, ws.inventory, mfu)[0] for j in training_jobs(ws)}
+    def __init__(self, ws) -> None:
+        self._ws, self._jobs, self._done = ws, None, {}
 
-    return ws.derived("fabric.advice", compute)
+    def get(self, key: int, default: Advice | None = None) -> Advice | None:
+        if key not in self._done:
+            from netlint.models.job import training_jobs
+
+            self._jobs = self._jobs or {id(j): j for j in training_jobs(self._ws)}
+            job = self._jobs.get(key)
+            self._done[key] = job and advise_job(job, self._ws.inventory, self._ws.config.settings.mfu)[0]
+        return self._done[key] or default
+
+
+def job_advice(ws) -> _JobAdvice:
+    """Advice for the training jobs of the workspace (``.get(id(job))``), each computed once."""
+    return ws.derived("fabric.advice", _JobAdvice)
