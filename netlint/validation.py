@@ -11,6 +11,15 @@ from netlint.findings import Finding, Severity
 from netlint.located import MapNode, SeqNode, Span, locate
 
 M = TypeVar("M", bound=BaseModel)
+EXCERPT = 60  # characters of a value a message quotes: a file is never echoed whole (a policy path
+              # naming /etc/passwd, a scalar that is the whole file)
+
+
+def excerpt(value: Any, limit: int = EXCERPT) -> str:
+    """``value`` as a short literal for a message: its ``repr`` (newlines, control and invisible
+    characters escaped), cut to ``limit`` characters with "…"."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def validate(model: type[M], root: Any, context: str = "") -> tuple[M | None, list[Finding]]:
@@ -52,7 +61,7 @@ def errors_to_findings(exc: ValidationError, root: MapNode, model: type[BaseMode
                 got_text = getattr(got, "value", got)
                 msg = f"{dotted}: {err['msg']}"
                 if not isinstance(got_text, (dict, list)):
-                    msg += f" (got {got_text!r})"
+                    msg += f" (got {excerpt(got_text)})"
             finding = Finding("NL005", msg, span, Severity.ERROR, key=dotted)
         ident = (finding.code, span.line, span.col, finding.message)
         if ident not in seen:
@@ -107,4 +116,4 @@ def _kind(node: Any) -> str:
         return "a mapping"
     if isinstance(node, SeqNode):
         return "a list"
-    return f"{type(getattr(node, 'value', node)).__name__} {getattr(node, 'value', node)!r}"
+    return f"{type(getattr(node, 'value', node)).__name__} {excerpt(getattr(node, 'value', node))}"

@@ -13,7 +13,7 @@ from netlint.located import ParseError, Span, parse_yaml
 from netlint.policy.cel import CelError, Program, compile_expression
 from netlint.policy.model import Policy, PolicyFile
 from netlint.policy.templates import TemplateError, expression
-from netlint.validation import validate
+from netlint.validation import excerpt, validate
 
 def _packs_dir() -> Path:
     """``rules/`` beside the package (a checkout or an editable install), else where the wheel that
@@ -65,24 +65,68 @@ class CompiledPolicy:
 
 
 def resolve(entries: list[str], root: Path, config_file: Path | None = None) -> tuple[list[Path], list[Finding]]:
-    """Config ``policies:`` entries → files. A bare name is a built-in pack (``rules/<name>.yaml``).
-    An entry that names nothing is NL030 at the entry in the config file."""
+    """Config ``policies:`` entries → files. A bare name is a built-in pack (``rules/<name>.yaml``);
+    anything else is a file or folder below the project root (the config's folder). An entry that
+    names nothing, or a file outside the project or the packs (``/etc/passwd``, ``../x.yaml``, a
+    link that leads out), is NL030 at the entry in the config file, and that file is not read."""
     files, problems = [], []
     for entry in entries:
         if "/" not in entry and not entry.endswith((".yaml", ".yml")):
-            path = PACKS_DIR / f"{entry}.yaml"
+            path, base = PACKS_DIR / f"{entry}.yaml", PACKS_DIR
         else:
-            path = root / entry
-        if path.is_dir():
-            files.extend(sorted(p for p in path.iterdir() if p.suffix in (".yaml", ".yml")))
+            path, base = root / entry, root
+
+        def refuse(message: str, what: str) -> None:
+            problems.append(Finding("NL030", message, _entry_span(entry, root, config_file),
+                                    key=f"policy:{entry}:{what}"))
+
+        outside = _outside(path, base)
+        if outside:
+            refuse(f"policy {excerpt(entry)} {outside}: netlint reads policy files only below the folder "
+                   f"of its config and from its built-in packs; not read", "outside")
+        elif path.is_dir():
+            for p in sorted(p for p in path.iterdir() if p.suffix in (".yaml", ".yml")):
+                why = _outside(p, base) or _irregular(p)
+                if why:
+                    refuse(f"policy folder {excerpt(entry)}: {excerpt(p.name)} {why}; not read", p.name)
+                else:
+                    files.append(p)
         elif path.is_file():
             files.append(path)
+        elif path.exists():
+            refuse(f"policy {excerpt(entry)} {_irregular(path)}; not read", "irregular")
         else:
             packs = ", ".join(sorted(p.stem for p in PACKS_DIR.glob("*.yaml")))
-            problems.append(Finding("NL030", f"policy '{entry}' not found: no file or folder of that name "
-                                    f"and no built-in pack ({packs})", _entry_span(entry, root, config_file),
-                                    key=f"policy:{entry}"))
+            refuse(f"policy {excerpt(entry)} not found: no file or folder of that name and no built-in "
+                   f"pack ({packs})", "missing")
     return files, problems
+
+
+def _outside(path: Path, base: Path) -> str:
+    """Why ``path`` is not below ``base`` (as written, and once links are followed), or ''."""
+    import os
+
+    base = Path(os.path.realpath(base))
+    lexical = Path(os.path.normpath(os.path.abspath(path)))
+    if not lexical.is_relative_to(base) and not lexical.is_relative_to(os.path.abspath(base)):
+        return "is outside the project"
+    try:
+        real = Path(os.path.realpath(path))
+    except (OSError, RuntimeError, ValueError):  # a name the system cannot look up
+        return "cannot be looked up"
+    return "" if real.is_relative_to(base) else "is a link to a file outside the project"
+
+
+def _irregular(path: Path) -> str:
+    """Why ``path`` (which exists) is no regular file netlint reads, or ''."""
+    import stat
+
+    try:
+        mode = path.stat().st_mode
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror})"
+    return "" if stat.S_ISREG(mode) or stat.S_ISDIR(mode) else \
+        "is not a regular file (a FIFO, device or socket)"
 
 
 def _entry_span(entry: str, root: Path, config_file: Path | None) -> Span:
@@ -124,13 +168,20 @@ def unique(policies: list[CompiledPolicy]) -> tuple[list[CompiledPolicy], list[F
 
 
 def load(path: Path, shown: str) -> tuple[list[CompiledPolicy], list[Finding]]:
+    """The policies of one file. Its messages quote at most a short escaped excerpt of it: a file
+    named as a policy may be anything (NL005 "must be a mapping, found str 'root:x:0:0…'")."""
+    from netlint.safe_read import Refused, read_bytes
+
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_bytes(path).decode("utf-8")
         docs = parse_yaml(shown, text)
-    except (OSError, UnicodeDecodeError) as exc:
-        return [], [Finding("NL030", f"cannot read policy file: {exc}", Span(shown, 1, 1, 1, 1), key="read")]
+    except Refused as exc:
+        return [], [Finding(exc.code, exc.message, Span(shown, 1, 1, 1, 1), key="read")]
+    except UnicodeDecodeError as exc:
+        return [], [Finding("NL030", f"cannot read policy file: not UTF-8 (byte {exc.start})",
+                            Span(shown, 1, 1, 1, 1), key="read")]
     except ParseError as exc:
-        return [], [Finding("NL003", f"YAML does not parse: {exc.message}", exc.span, key="parse")]
+        return [], [Finding("NL003", f"YAML does not parse: {_brief(exc.message)}", exc.span, key="parse")]
     if not docs:
         return [], [Finding("NL030", "empty policy file", Span(shown, 1, 1, 1, 1), key="empty")]
     model, problems = validate(PolicyFile, docs[0].root, "a policy file")
@@ -212,6 +263,13 @@ def _compile(policy: Policy, shown: str) -> tuple[CompiledPolicy | None, list[Fi
             return None, [Finding("NL031", f"{code}: CEL expression rejected: {exc.message}",
                                   _column(where, exc.column), key=f"{code}:assert")]
     return CompiledPolicy(policy, shown, program, paths, selected), []
+
+
+def _brief(text: str, limit: int = 120) -> str:
+    """A parser's message about a file that may be no policy at all: one line, non-printable
+    characters escaped, at most ``limit`` characters."""
+    text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in " ".join(text.split()))
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _column(scalar: Any, column: int) -> Span:
