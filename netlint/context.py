@@ -154,8 +154,9 @@ def expand(ws, results: list, given: set[str], config, wanted: Callable[[str, st
             return targets | {r.rel for r in results if r.claimed}
         return targets | {f for f, ks in kinds_by_file(results).items() if ks & READERS_OF_QOS}
 
-    # An env file among the given ones: the jobs in its folder and below depend on it.
-    jobs = {f for f in given if "jobs" in kinds.get(f, ())}
+    # An env file among the given ones: the jobs in its folder and below depend on it. A run log needs
+    # the env files of its folder and above like a job (netlint/run/intent.py).
+    jobs = {f for f in given if kinds.get(f, set()) & {"jobs", "runs"}}
     for env in scope.envs(ws):
         if env.file in given and scope.is_env_file(ws, env):
             top = (config.root / env.file).parent

@@ -362,3 +362,12 @@ def test_run701_ranks_that_disagree(tmp_path):
     found = lint(tmp_path, {"inventory.yaml": inv, "run.log": log}, "RUN701")
     assert [at(f) for f in found] == [(2, 43)]
     assert "1 of 2 processes chose Socket, the others IB" in found[0].message
+
+
+def test_a_log_named_alone_gets_its_env_and_inventory_as_context(tmp_path):
+    # pre-commit / an editor passes one file: the env files of its folder and above are loaded for it
+    log = fixture("roce_h100_2x8.log")
+    write_repo(tmp_path, {"netlint.yaml": "inventory: inventory.yaml\n", "inventory.yaml": inventory(),
+                          "nccl.env": "NCCL_IB_GID_INDEX=5\n", "logs/run.log": log})
+    report = run_lint(tmp_path / "logs" / "run.log", select=["RUN707"])
+    assert [(f.file, at(f)) for f in report.findings] == [("logs/run.log", line_of(log, "to 3.", plus=3))]
