@@ -109,6 +109,7 @@ def env_of_script(file: str, script: Any, conf_bodies: list | None = None):
 
     variables = []
     exported_later = script.exported_names
+    launched = _launch_points(script)
     for a in script.assignments:
         if a.scope == "local" or a.elements is not None or _sourced_with(a) or _inside(a.span, conf_bodies):
             continue
@@ -120,7 +121,7 @@ def env_of_script(file: str, script: Any, conf_bodies: list | None = None):
             quoted = len(raw) >= 2 and raw[0] == raw[-1] and raw[0] in "\"'"
             value = Scalar(word.value, word.span, raw, quoted)
         flags = []
-        if a.conditional:
+        if a.conditional and not _certain_for_a_launch(a, launched):
             flags.append("conditional")
         if getattr(word, "via_variable", False):
             flags.append("via-variable")
@@ -139,8 +140,8 @@ def env_of_script(file: str, script: Any, conf_bodies: list | None = None):
 
     for cmd in script.commands:   # `mpirun -x NAME=v` / `-genv`: what the ranks see (netlint.nccl.mpirun)
         if cmd.argv and is_launcher(cmd.argv[0]):
-            flags = tuple(f for f, on in (("conditional", cmd.conditional), ("nested", cmd.parent is not None))
-                          if on)
+            # the launcher's own options hold whenever it runs, however undecided the branch it is in
+            flags = ("nested",) if cmd.parent is not None else ()
             environment = {**cmd.environment, **{k: a.value for k, a in cmd.env.items()}}
             variables += nccl_vars(cmd.argv, environment, _program(cmd.argv), flags, tuple(via(cmd.span.file)))
     launches, launch_spans = [], []
@@ -154,6 +155,31 @@ def env_of_script(file: str, script: Any, conf_bodies: list | None = None):
             launch_spans.append(cmd.span)
     return NcclEnv(file=file, format="shell", span=Span(file, 1, 1, 1, 1, 0, 0), variables=variables,
                    sources=sources, launches=launches, launch_spans=launch_spans)
+
+
+# Programs that start NCCL ranks (MPI launchers are :func:`netlint.nccl.mpirun.is_launcher`'s).
+_RANK_LAUNCHERS = ("torchrun", "deepspeed", "srun", "accelerate")
+
+
+def _launch_points(script: Any) -> list[tuple[Any, tuple]]:
+    """(where written, branch) of every command that starts NCCL ranks."""
+    from netlint.nccl.mpirun import is_launcher
+
+    out = []
+    for c in script.commands:
+        if c.argv and (is_launcher(c.argv[0]) or (c.name or "").rsplit("/", 1)[-1] in _RANK_LAUNCHERS):
+            out.append((c.argv[0].span, c.branch))
+    return out
+
+
+def _certain_for_a_launch(a: Any, launched: list[tuple[Any, tuple]]) -> bool:
+    """An assignment inside undecided branches is judged when a launch of ranks comes after it, in
+    the same file, inside all of those branches: whenever that launch runs, the assignment ran
+    first. A one-command prefix (``NCCL_X=v cmd``) holds whenever its command runs."""
+    if a.scope in ("command", "env"):
+        return True
+    n = len(a.branch)
+    return any(b[:n] == a.branch and at.file == a.span.file and at.start > a.span.end for at, b in launched)
 
 
 def _sourced_with(a: Any) -> bool:

@@ -183,25 +183,37 @@ def _list(opt: "Word", arg: "Word", how: str, environment) -> Iterator[Setting]:
         pos += len(part) + 1
 
 
+def _self_reference(s: Setting, environment: Mapping[str, Any]) -> bool:
+    """``-x NAME="${NAME}"``: the value is the launcher's own NAME, text and origin alike."""
+    own = environment.get(s.name.value)
+    v = s.value
+    return getattr(v, "via_variable", False) and getattr(own, "origin", None) is not None \
+        and v.origin == own.origin and v.value == own.value
+
+
 def nccl_vars(argv: list["Word"], environment: Mapping[str, Any] | None = None,
               command: str | None = None, flags: tuple[str, ...] = (), via: tuple = ()) -> list[Any]:
     """:func:`settings` as :class:`~netlint.models.nccl.NcclVar` objects (for the env loaders).
 
     A forwarded name whose value ``environment`` gives is left out: the assignment that gave it is
     already in the env (and is where a finding belongs); one that is not given stays, Unknown, so
-    rules know the launcher sets it.
+    rules know the launcher sets it. ``-x NAME="${NAME}"`` passes the same value under the same name:
+    a forward too.
     """
     from netlint.located import Scalar
     from netlint.models.nccl import NcclVar
 
     out = []
     for s in settings(argv, environment):
-        if s.forwarded and environment is not None and s.name.value in environment:
+        if environment is not None and s.name.value in environment and (
+                s.forwarded or _self_reference(s, environment)):
             continue
         value = s.value
         if isinstance(value, Scalar) and not type(value) is Scalar:
             value = Scalar(value.value, value.span, value.raw, False)
+        # `-x NAME="${NAME}"`: the value came through a variable; a fix must not rewrite the reference
+        more = ["via-variable"] if getattr(s.value, "via_variable", False) else []
         out.append(NcclVar(name=Scalar(s.name.value, s.name.span, s.name.raw, False), value=value,
                            how=s.how, statement=s.statement, command=command or "mpirun",
-                           flags=list(flags), via=list(via)))
+                           flags=list(flags) + more, via=list(via)))
     return out

@@ -33,7 +33,7 @@ class Builtins:
                 val = w.slice(eq + 1)
                 asg = Assignment(name=name, value=val, exported=False, span=w.span, scope="env",
                                  name_span=w.slice(0, eq).span, conditional=self.cond > 0,
-                                 command=cmd, nested=self.nested)
+                                 command=cmd, nested=self.nested, branch=self.branch)
                 cmd.env[name] = asg
                 self.script.assignments.append(asg)
                 i += 1

@@ -117,9 +117,12 @@ class ControlFlow:
         results = []
         ended: type[Exception] = _Exit
         self.cond += 1
+        self.forks += 1
+        outer, fork = self.branch, self.forks
         try:
-            for br in branches:
+            for arm, br in enumerate(branches):
                 self.env = dict(base)
+                self.branch = outer + ((fork, arm),)
                 try:
                     br()
                     results.append(self.env)
@@ -129,6 +132,7 @@ class ControlFlow:
                         self.returns[-1].append(self.env)  # the caller may go on from here
         finally:
             self.cond -= 1
+            self.branch = outer
         self.env = _merge(base, results, kind) if results else dict(base)
         if not results:
             stop = ended()

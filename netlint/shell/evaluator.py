@@ -35,6 +35,8 @@ class Evaluator(Reading, ControlFlow, Expansion, Arithmetic, CommandOutput, Buil
         self.functions: dict[str, tuple[Any, Frame]] = {}
         self.returns: list[list[dict[str, Var]]] = []   # per function call: environments of early returns
         self.cond = 0           # > 0 inside undecided branches / loop bodies
+        self.branch: tuple = ()   # (fork number, arm) of each undecided branch we are in
+        self.forks = 0
         self.depth = 0
         self.nesting = 0          # compound statements and expansions being evaluated, innermost last
         self.steps = 0
@@ -232,7 +234,7 @@ class Evaluator(Reading, ControlFlow, Expansion, Arithmetic, CommandOutput, Buil
         asg = Assignment(name=name, value=value, exported=bool(exp) if scope != "command" else False,
                          span=nspan, scope=scope, name_span=f.span(name_node), op=op,
                          elements=elements, conditional=self.cond > 0, command=command,
-                         nested=self.nested)
+                         nested=self.nested, branch=self.branch)
         if record:
             self.script.assignments.append(asg)
         return asg
@@ -321,7 +323,7 @@ class Evaluator(Reading, ControlFlow, Expansion, Arithmetic, CommandOutput, Buil
         if self.nested_span is not None:
             span = self.nested_span
         cmd = Command(argv=argv, span=span, conditional=self.cond > 0, parent=self.parent,
-                      arg_spans=arg_spans)
+                      arg_spans=arg_spans, branch=self.branch)
         for c in prefix:
             asg = self._assign(c, f, scope="command", command=cmd)
             if asg is not None:

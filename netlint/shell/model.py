@@ -277,6 +277,7 @@ class Assignment:
     conditional: bool = False
     command: "Command | None" = None
     nested: bool = False  # inside a `bash -c` string or an `sbatch <<EOF` here-doc
+    branch: tuple = ()    # the undecided branches it sits in, outermost first (see Command.branch)
 
     @property
     def known(self) -> bool:
@@ -317,6 +318,10 @@ class Command:
     parent: "Command | None" = None
     environment: dict[str, Word] = field(default_factory=dict)
     arg_spans: list[Span] = field(default_factory=list)
+    # the undecided branches (if/case arms, && / || right sides, loop bodies) it runs in, outermost
+    # first, one (fork, arm) pair each: an assignment whose ``branch`` is a prefix of this one happens
+    # whenever this command runs, if it comes first
+    branch: tuple = ()
 
     def arg_span(self, i: int) -> Span:
         """Where argv[i] sits in the command as written (``${ARR[@]}`` for an array element),
