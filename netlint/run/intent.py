@@ -2,9 +2,9 @@
 and what NCCL is known to print when it reads a variable.
 
 Which env applies to a log: the env files of its directory and the directories above it (the rule of
-:mod:`netlint.nccl.scope` for a job's file), else — when the repo has exactly one launch — that
-launch's env. With several launches and none beside the log, which one produced it is unknown and
-the env-based rules stay silent.
+:mod:`netlint.nccl.scope` for a job's file), else — when the repo has exactly one launch and the log
+shows NCCL reading one of that launch's variables with its value — that launch's env. Otherwise which
+launch produced the log is unknown and the env-based rules stay silent.
 """
 
 from __future__ import annotations
@@ -72,13 +72,20 @@ def env_for(ws: "Workspace", log: "RunLog") -> dict[str, Any] | None:
         groups = scope.launch_groups(w)
         for r in runs(w):
             group = [e for e in scope.envs_for_file(w, r.file) if e.file != r.file]
+            by_dir = bool(group)
             if not group and len(groups) == 1:
                 group = groups[0][1]
             if not group or scope.incomplete(group):
                 out[r.file] = None
                 continue
-            eff = scope.effective(group)
-            out[r.file] = {k: v for k, v in eff.items() if v.known is not None and not v.conditional}
+            eff = {k: v for k, v in scope.effective(group).items() if v.known is not None and not v.conditional}
+            # The repo's only launch is this log's only when the log shows one of its values read as set.
+            if not by_dir and not (r.nccl and any(e.name in eff and same_value(e.name, eff[e.name].known.strip(),
+                                                                                e.value.strip())
+                                                  for e in r.nccl.env if e.rejected is None)):
+                out[r.file] = None
+                continue
+            out[r.file] = eff
         return out
 
     return ws.derived("run.env_for", compute).get(log.file)

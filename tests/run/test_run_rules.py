@@ -371,3 +371,12 @@ def test_a_log_named_alone_gets_its_env_and_inventory_as_context(tmp_path):
                           "nccl.env": "NCCL_IB_GID_INDEX=5\n", "logs/run.log": log})
     report = run_lint(tmp_path / "logs" / "run.log", select=["RUN707"])
     assert [(f.file, at(f)) for f in report.findings] == [("logs/run.log", line_of(log, "to 3.", plus=3))]
+
+
+def test_the_only_launch_is_the_logs_only_when_the_log_shows_its_values(tmp_path):
+    script = "#!/bin/bash\nexport NCCL_IB_GID_INDEX=3\nexport NCCL_IB_TIMEOUT=22\ntorchrun --nproc_per_node 8 train.py\n"
+    log = fixture("roce_h100_2x8.log")     # reads NCCL_IB_GID_INDEX=3: written by this launch
+    found = lint(tmp_path, {"scripts/train.sh": script, "logs/run.log": log}, "RUN707")
+    assert [f.key.split(":", 1)[1] for f in found] == ["NCCL_IB_TIMEOUT:unread"]
+    other = log.replace("NCCL_IB_GID_INDEX set by environment to 3.", "NCCL_IB_GID_INDEX set by environment to 4.")
+    assert lint(tmp_path / "o", {"scripts/train.sh": script, "logs/run.log": other}, "RUN707") == []
