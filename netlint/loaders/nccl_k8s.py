@@ -59,13 +59,21 @@ class K8sEnvLoader(Loader):
         roots, problems = parsed_yaml(src)
         yield from problems
         index = LineIndex(src.path, src.text)
+        said: set[str] = set()
         for root in roots:
             if doc_kind(root) in ("object", "fragment"):
-                yield from _envs_of(src.path, src.text, index, root)
+                items = list(_envs_of(src.path, src.text, index, root))
                 if _is_configmap(root):
                     from netlint.nccl.configmap import configmap_envs
 
-                    yield from configmap_envs(src.path, src.text, index, root)
+                    items += list(configmap_envs(src.path, src.text, index, root))
+                for item in items:
+                    # an unread env script is said once per file, not once per container
+                    if getattr(item, "key", None) == "source-unread":
+                        if item.key in said:
+                            continue
+                        said.add(item.key)
+                    yield item
 
 
 # Keys of a container (and of the pod-template path to one) that a fragment cut from a manifest holds.

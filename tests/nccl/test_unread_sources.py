@@ -71,3 +71,14 @@ def test_source_in_a_jobset_bash_script_is_said_in_the_manifest(tmp_path):
         """})
     f = only(report, "NL012")
     assert at(f) == (18, 24) and "set_nccl_env.sh" in f.message
+
+
+def test_several_containers_sourcing_it_are_said_once_per_file(tmp_path):
+    container = """\
+          - name: {name}
+            command: ["bash", "-c", "source /usr/local/gib/scripts/set_nccl_env.sh && mpirun ./all_gather_perf"]
+"""
+    report = lint_repo(tmp_path, {"pod.yaml": "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n"
+                                              "  containers:\n" + container.format(name="a")
+                                              + container.format(name="b")})
+    assert at(only(report, "NL012")) == (8, 45)
