@@ -110,7 +110,8 @@ def _echo(argv: list, posix: bool) -> CharIndex | None:
     args, i, newline, escapes, ambiguous = argv[1:], 0, True, False, None
     while i < len(args) and isinstance(args[i].value, str) and re.fullmatch(r"-[neE]+", args[i].value):
         newline = newline and "n" not in args[i].value
-        escapes = args[i].value.rfind("e") > args[i].value.rfind("E")
+        if re.search("[eE]", args[i].value):   # the last of -e / -E wins
+            escapes = args[i].value.rfind("e") > args[i].value.rfind("E")
         if posix and re.search("[eE]", args[i].value):
             ambiguous = _SH_ECHO
         i += 1

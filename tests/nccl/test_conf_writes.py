@@ -99,3 +99,15 @@ def test_run_conf_of_another_stage_is_not_layered_under_this_stage(tmp_path):
     assert [(e.scope, [v.key for v in e.variables]) for e in _confs(report)] == [
         ("stage build RUN echo > /etc/nccl.conf", ["NCCL_DEBUG"])]
     assert not [f for f in report.findings if f.code == "NCCL324"]
+
+
+def test_echo_options_decide_escapes_as_bash_does(tmp_path):
+    report = lint_repo(tmp_path, {"setup.sh": """\
+        #!/bin/bash
+        echo -e -n "NCCL_ALGO=Ring\\nNCCL_PROTO=Simple\\n" >> /etc/nccl.conf
+        echo -e -E "NCCL_DEBUG=WARN\\nNCCL_IB_HCA=mlx5_0" >> /etc/nccl.conf
+        """})
+    rows = [(r[1], r[2], r[3], r[4]) for r in _rows(report)]
+    # -e then -n: escapes on; -e then -E: off, so the `\\n` stays in one (odd) line
+    assert rows == [("NCCL_ALGO", "Ring", 2, 13), ("NCCL_PROTO", "Simple", 2, 29),
+                    ("NCCL_DEBUG", "WARN\\nNCCL_IB_HCA=mlx5_0", 3, 13)]
