@@ -15,7 +15,6 @@ argparse with the arities of one entry point's parser to find the words no optio
 
 from __future__ import annotations
 
-import difflib
 import posixpath
 import re
 from dataclasses import dataclass
@@ -156,8 +155,9 @@ def entries_with(provider: str) -> list[str]:
 
 
 def suggest(flag: str, among=None) -> str | None:
-    hits = difflib.get_close_matches(flag, list(among if among is not None else table()), n=1, cutoff=0.75)
-    return hits[0] if hits else None
+    from netlint.nearest import close_match
+
+    return close_match(flag, tuple(among if among is not None else table()), 0.75)
 
 
 def entry_of(word: Scalar | None) -> Entry | None:

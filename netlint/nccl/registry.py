@@ -250,13 +250,10 @@ def _budget(name: str) -> int:
 
 def closest(name: str, candidates: list[str]) -> str | None:
     """A near miss: within a small edit distance (scaled by length), or the same words reordered."""
+    from netlint.nearest import by_distance
+
     upper = name.upper()
-    budget = _budget(upper)
-    best, best_d = None, budget + 1
-    for cand in candidates:
-        d = distance(upper, cand, budget)
-        if d < best_d or (d == best_d and best is not None and cand < best):
-            best, best_d = cand, d
+    best = by_distance(upper, tuple(candidates), _budget(upper), distance)
     if best is not None:
         return best
     for cand in candidates:  # NCCL_DEBUG_SUBSYSTEM: a known name plus a short tail

@@ -171,17 +171,14 @@ def suggest(name: str) -> str | None:
     The edit budget scales with the part after the stack's prefix, as NCCL301's does after ``NCCL_``;
     a name of another libfabric provider (``FI_TCP_IFACE``) gets no suggestion."""
     from netlint.nccl.registry import distance
+    from netlint.nearest import by_distance
 
     upper = name.upper()
     if upper.startswith("FI_") and stack_of(upper) is None:
         return None
     core = len(upper) - _prefix_len(upper)
     budget = 1 if core <= 5 else 2 if core <= 14 else 3
-    best, best_d = None, budget + 1
-    for cand in _candidates():
-        d = distance(upper, cand, budget)
-        if d < best_d:
-            best, best_d = cand, d
+    best = by_distance(upper, _candidates(), budget, distance)
     if best is not None and best != name:
         return best
     return None

@@ -1,7 +1,5 @@
 from __future__ import annotations
 
-import difflib
-
 from netlint.findings import Severity
 from netlint.jobs import ds_keys
 from netlint.located import MapNode
@@ -40,6 +38,7 @@ class DeepSpeedUnknownKey(Rule):
 
     def check(self, ws):
         from netlint.findings import Fix, replace_span
+        from netlint.nearest import close_match
 
         for cfg in ds_configs(ws):
             root = cfg.root
@@ -57,7 +56,7 @@ class DeepSpeedUnknownKey(Rule):
                 for k in node:
                     if k in known or not isinstance(k, str):
                         continue
-                    hint = difflib.get_close_matches(k, sorted(known), n=1, cutoff=0.75)
+                    hint = close_match(k, tuple(sorted(known)), 0.75)
                     if mode == "top" and not hint:
                         continue
                     where = ".".join(path + (k,))
@@ -73,8 +72,8 @@ class DeepSpeedUnknownKey(Rule):
                         msg = f"unknown key {where}: DeepSpeed stops with \"Extra inputs are not permitted\""
                     fix = None
                     if hint:
-                        msg += f"; did you mean '{hint[0]}'?"
+                        msg += f"; did you mean '{hint}'?"
                         text = ws.text(span.file)
                         if text is not None and text[span.start:span.end] == f'"{k}"':
-                            fix = Fix(f"rename to {hint[0]}", (replace_span(span, f'"{hint[0]}"', text),), safe=False)
+                            fix = Fix(f"rename to {hint}", (replace_span(span, f'"{hint}"', text),), safe=False)
                     yield self.finding(msg, span, key=f"{cfg.file}:{where}", fix=fix, severity=sev)
