@@ -17,8 +17,10 @@ import json
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from generate_switches import sonic as switch_db  # noqa: E402
+
 FOLDERS_PER_GROUP = 10
-PORTS = [f"Ethernet{i * 8}" for i in range(16)]
 
 CONFIG = "inventory: inventory.yaml\n"
 
@@ -225,31 +227,9 @@ model:
 
 
 def sonic(i: int) -> str:
-    dscp = {str(d): "1" for d in range(64)}
-    dscp.update({"3": "3", "26": "3", "46": "5", "48": "6" if i % 4 else "0"})
-    db = {
-        "DEVICE_METADATA": {"localhost": {"hostname": f"leaf{i:05d}", "hwsku": "Mellanox-SN4600C-C64"}},
-        "PORT": {p: {"speed": "400000", "mtu": "9100", "admin_status": "up"} for p in PORTS},
-        "CABLE_LENGTH": {"AZURE": {p: "5m" for p in PORTS}},
-        "DSCP_TO_TC_MAP": {"AZURE": dscp},
-        "TC_TO_PRIORITY_GROUP_MAP": {"AZURE": {str(t): ("3" if t == 3 else "0") for t in range(8)}},
-        "TC_TO_QUEUE_MAP": {"AZURE": {str(t): str(t) for t in range(8)}},
-        "MAP_PFC_PRIORITY_TO_QUEUE": {"AZURE": {str(t): str(t) for t in range(8)}},
-        "WRED_PROFILE": {"AZURE_LOSSLESS": {"ecn": "ecn_all", "green_min_threshold": "1048576",
-                                            "green_max_threshold": "2097152", "green_drop_probability": "5",
-                                            "wred_green_enable": "true"}},
-        "SCHEDULER": {"scheduler.0": {"type": "DWRR", "weight": "14"}, "scheduler.1": {"type": "DWRR", "weight": "15"}},
-        "PORT_QOS_MAP": {p: {"dscp_to_tc_map": "AZURE", "tc_to_queue_map": "AZURE", "tc_to_pg_map": "AZURE",
-                             "pfc_to_queue_map": "AZURE", "pfc_enable": "3", "pfcwd_sw_enable": "3"}
-                         for p in PORTS},
-        "QUEUE": {f"{p}|{q}": ({"scheduler": "scheduler.1", "wred_profile": "AZURE_LOSSLESS"} if q == 3
-                               else {"scheduler": "scheduler.0"}) for p in PORTS for q in range(8)},
-        "BUFFER_POOL": {"ingress_lossless_pool": {"type": "ingress", "mode": "dynamic", "size": "30000000"}},
-        "BUFFER_PROFILE": {"pg_lossless_400000_5m_profile": {"pool": "ingress_lossless_pool", "size": "19456",
-                                                             "xon": "19456", "xoff": "80000", "dynamic_th": "0"}},
-        "BUFFER_PG": {f"{p}|3": {"profile": "pg_lossless_400000_5m_profile"} for p in PORTS},
-        "PFC_WD": {p: {"action": "drop", "detection_time": "200", "restoration_time": "400"} for p in PORTS},
-    }
+    """generate_switches' 32-port SONiC leaf; every fourth puts CNP (DSCP 48) in TC 0 with bulk traffic."""
+    db = json.loads(switch_db(i))
+    db["DSCP_TO_TC_MAP"]["AZURE"].update({"26": "3", "48": "6" if i % 4 else "0"})
     return json.dumps(db, indent=4)
 
 

@@ -38,6 +38,16 @@ def _counts(word: str) -> dict[str, int]:
     return out
 
 
+def _common(counts: tuple[tuple[str, int], ...], other: dict[str, int]) -> int:
+    """Characters two strings have in common, counted (difflib's ``quick_ratio`` numerator)."""
+    common = 0
+    for c, n in counts:
+        k = other.get(c)
+        if k:
+            common += n if n < k else k
+    return common
+
+
 @lru_cache(maxsize=32)
 def _profiled(table: tuple[str, ...]) -> tuple[tuple[int, tuple[tuple[str, int, tuple], ...]], ...]:
     """``_by_length`` with each entry's character mask and counts."""
@@ -72,12 +82,7 @@ def close_match(word: str, table: tuple[str, ...], cutoff: float) -> str | None:
                 continue
             if 2.0 * (lb - len(entry.translate(drop))) / total < cutoff:
                 continue
-            common = 0
-            for c, n in counts:
-                k = wc.get(c)
-                if k:
-                    common += n if n < k else k
-            quick = 2.0 * common / total
+            quick = 2.0 * _common(counts, wc) / total
             if quick >= cutoff:
                 kept.append((quick, entry))
     kept.sort(reverse=True)
@@ -111,12 +116,7 @@ def by_distance(word: str, table: tuple[str, ...], budget: int,
         for entry, em, counts in group:
             if (wm & ~em).bit_count() > budget or (em & ~wm).bit_count() > budget:
                 continue
-            common = 0
-            for c, n in counts:
-                k = wc.get(c)
-                if k:
-                    common += n if n < k else k
-            if longer - common > budget:
+            if longer - _common(counts, wc) > budget:
                 continue
             d = distance(word, entry, budget)
             if d < best_d or (d == best_d and best is not None and entry < best):
