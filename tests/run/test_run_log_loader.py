@@ -202,3 +202,12 @@ def test_markdown_ate_the_hashes_and_prepend_rank():
     assert t.params["maxBytes"] == 16777216 and t.ranks == 1 and t.devices[0].host == "worker-0"
     r = t.rows[0]
     assert r.oop["busbw"].value == 29.5 and r.oop["wrong"].value == 0 and [c.value for c in r.wrong()] == [3]
+
+
+def test_hostile_numbers_do_not_stop_the_read():
+    text = ("h:1:1 [0] NCCL INFO Channel " + "9" * 5000 + "/0 : 0[0] -> 1[0] [send] via NET/IB/0/GDRDMA\n"
+            "# nThread " + "1" * 5000 + " nGpus 1 minBytes 8 maxBytes 8 step: 2(factor) warmup iters: 5 iters: 20 "
+            "agg iters: 1 validation: 1 graph: 0\n"
+            "h:1:1 [0] NCCL INFO Using network IB\n")
+    log = read_log("x.log", text)
+    assert [n.value for n in log.nccl.networks] == ["IB"] and log.nccl.channels == []
