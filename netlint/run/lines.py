@@ -15,7 +15,7 @@ put a ``[%F %T] `` timestamp first, ``NCCL_DEBUG_TIMESTAMP_FORMAT``):
 
 Launchers put their own prefix first: Open MPI ``--tag-output`` ``[1,0]<stdout>:``, Slurm ``srun
 --label`` ``0: ``, PyTorch elastic ``[rank0]:``, Intel MPI / MPICH ``-prepend-rank`` ``[0] `` (which
-also lands inside a line each time a process flushes part of it: ``-1[0]    1626.5``). :data:`NCCL_LINE` finds NCCL's prefix anywhere
+also lands inside a line each time a process flushes part of it: ``-1[0]    1626.5``). :func:`nccl_prefix` finds NCCL's prefix anywhere
 in the line, so any launcher prefix before it is skipped; :func:`strip_launcher` removes them for
 lines that have no NCCL prefix (nccl-tests output).
 """
@@ -29,9 +29,35 @@ from netlint.located import Span
 
 MAX_LINE = 65536
 
-NCCL_LINE = re.compile(
-    r"(?P<host>[A-Za-z0-9_.\-]*):(?P<pid>\d+):(?P<tid>\d+) (?:\[(?P<dev>\d+)\] )?"
-    r"(?:\d+\.\d+ )?(?:\S+:\d+ (?:\([^)]*\) )?)?NCCL (?P<level>INFO|WARN|TRACE|CALL) ")
+# NCCL's prefix ends with the level marker; the marker is found first (a literal, linear scan) and the
+# prefix matched only in the few hundred characters before it, with bounded repeats, so a hostile line
+# of 64k characters costs a bounded amount (an unanchored search over it would be quadratic).
+MARKER = re.compile(r"NCCL (INFO|WARN|TRACE|CALL) ")
+PREFIX = re.compile(r"(?P<host>[A-Za-z0-9_.\-]{0,255}):(?P<pid>\d{1,10}):(?P<tid>\d{1,10}) (?:\[(?P<dev>\d{1,6})\] )?"
+                    r"(?:\d{1,20}\.\d{1,20} )?(?:[^\s:]{1,255}:\d{1,10} (?:\([^)]{0,255}\) )?)?\Z")
+WINDOW = 800
+
+
+class NcclPrefix:
+    """Where NCCL's line prefix is in a line: ``start`` (its hostname), ``end`` (after the level)."""
+
+    __slots__ = ("host", "pid", "level", "start", "end")
+
+    def __init__(self, host: str, pid: str, level: str, start: int, end: int):
+        self.host, self.pid, self.level, self.start, self.end = host, pid, level, start, end
+
+
+def nccl_prefix(line: str) -> NcclPrefix | None:
+    """NCCL's ``host:pid:tid [dev] … NCCL LEVEL `` prefix in ``line`` (after any launcher prefix)."""
+    for n, marker in enumerate(MARKER.finditer(line)):
+        if n == 4:   # one prefix per line (a pasted table may repeat a line once or twice)
+            break
+        lo = max(0, marker.start() - WINDOW)
+        p = PREFIX.search(line, lo, marker.start())
+        if p is not None:
+            return NcclPrefix(p.group("host"), p.group("pid"), marker.group(1), p.start(), marker.end())
+    return None
+
 
 LAUNCHER = re.compile(r"(?:\s*\[\d+,\d+\]<(?:stdout|stderr)>:|\s*\d+:\s|\s*\[rank\d+\]:\s?|\s*\[\d+\]\s"
                       r"|\s*\[\d{4}-\d\d-\d\d[ T][\d:.,]+\]\s)*")
@@ -81,8 +107,14 @@ class Locator:
 
 def sniff(text: str) -> bool:
     """Is there NCCL debug output or an nccl-tests table in ``text``? (cheap substring tests first)"""
-    if any(m in text for m in MARKERS) and NCCL_LINE.search(text):
-        return True
+    for m in MARKERS:
+        at, seen = text.find(m), 0
+        while at >= 0 and seen < 50:
+            start = text.rfind("\n", 0, at) + 1
+            end = text.find("\n", at)
+            if nccl_prefix(text[start:end if end >= 0 else len(text)][:MAX_LINE]) is not None:
+                return True
+            at, seen = text.find(m, at + 1), seen + 1
     if "+cuda" in text and BARE_VERSION.search(text):
         return True
     from netlint.run.nccl_tests import sniff as tests_sniff

@@ -46,10 +46,12 @@ from __future__ import annotations
 import re
 
 from netlint.models.run import CommInfo, EnvRead, Fact, IbPort, NcclRun, NetChannel
-from netlint.run.lines import BARE_VERSION, NCCL_LINE, Locator
+from netlint.run.lines import BARE_VERSION, Locator, nccl_prefix
 
+# NCCL formats a whole line into 1,024 bytes (v2.23.4-1 src/debug.cc L196): a longer message is not NCCL's.
+MAX_MESSAGE = 2048
 VERSION = re.compile(r"NCCL version (\d+\.\d+\.\d+)")
-USING_NETWORK = re.compile(r"Using network (.+?)\s*$")
+USING_NETWORK = re.compile(r"Using network (\S.*\S|\S)")
 PLUGIN_OK = re.compile(r"(?:NET/Plugin ?: ?Loaded net plugin (.+?) \(v\d+\)"
                        r"|Successfully loaded external (?:network )?plugin (\S+)"
                        r"|NET/Plugin ?: ?Plugin name set by env to (\S+))")
@@ -68,7 +70,7 @@ PATH = re.compile(r"(?:Channel|Ring) \d+(?:/\d+)? : \d+(?:\[\w+\])? -> \d+(?:\[\
 # GDR 0 when some ring connection over the network runs without GPUDirect RDMA (src/transport/net.cc L313).
 RINGS_GDR = re.compile(r"Connected all rings, use ring PXN \d+ GDR (\d+)")
 GDR_OFF = re.compile(r"GPU Direct RDMA Disabled for GPU (\w+) / HCA (\w+) \(distance (\d+) > (-?\d+)\)")
-ENV = re.compile(r"(?:\w+/Plugin: )?(NCCL_[A-Z0-9_]+) set (by environment )?to (.*?)\s*$")
+ENV = re.compile(r"(?:\w+/Plugin: )?(NCCL_[A-Z0-9_]+) set (by environment )?to (\S.*\S|\S)")
 ENV_INVALID = re.compile(r"Invalid value (.*) for (NCCL_[A-Z0-9_]+), using default (-?\d+)\.")
 COMM = re.compile(r"comm 0x[0-9a-fA-F]+ rank (\d+) nRanks (\d+) nNodes (\d+) localRanks (\d+) localRank \d+"
                   r"(?: MNNVL (\d+))?")
@@ -91,7 +93,7 @@ class NcclReader:
     def line(self, lineno: int, offset: int, line: str, body: int) -> bool:
         """Read one line (``body``: where the text after launcher prefixes begins). True if NCCL's."""
         loc = self.loc.at(lineno, offset)
-        m = NCCL_LINE.search(line) if "NCCL " in line else None
+        m = nccl_prefix(line) if "NCCL " in line else None
         if m is None:
             v = BARE_VERSION.match(line, body)
             if v is not None:
@@ -100,16 +102,16 @@ class NcclReader:
                 return True
             return False
         run = self.run
-        self._first(loc, m.start())
-        host = m.group("host")
-        self.proc = (host, m.group("pid"))
+        self._first(loc, m.start)
+        host = m.host
+        self.proc = (host, m.pid)
         if len(run.hosts) < 100_000:
             run.hosts.add(host)
-        level = m.group("level")
+        level = m.level
         if level == "CALL":
             return True
-        start = m.end()
-        msg = line[start:]
+        start = m.end
+        msg = line[start:start + MAX_MESSAGE]
         if level == "WARN":
             run.add("warnings", Fact(msg.strip(), loc.span(start, len(line)), host))
             return True

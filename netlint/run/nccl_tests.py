@@ -35,9 +35,9 @@ STARTING = re.compile(r"# Collective test starting: (\S+)")
 PARAMS = re.compile(r"# nThread (\d+) nGpus (\d+) minBytes (\d+) maxBytes (\d+) step: (\d+)\((\w+)\) "
                     r"warmup iters: (\d+) iters: (\d+)(?: agg iters: (\d+))? validation: (\d+)"
                     r"(?: graph: (\d+))?")
-HEADER = re.compile(r"(?m)^\S{0,40}\s*#?\s+size\s+count\s+type\s+redop\s.*\balgbw\s+busbw\b")
+HEADER = re.compile(r"(?m)^\S{0,40}[ \t]{0,40}#?[ \t]{1,40}size[ \t]+count[ \t]+type[ \t]+redop[ \t][^\n]*?\balgbw[ \t]+busbw\b")
 PARAMS_ANY = re.compile(r"nThread \d+ nGpus \d+ minBytes \d+ maxBytes \d+")
-DEVICE = re.compile(r"#\s+Rank\s+(\d+)(?:\s+Group\s+\d+)?\s+Pid\s+\d+\s+on\s+(\S+)\s+device\s+(\d+)\s+\[[^\]]*\]\s*(.*?)\s*$")
+DEVICE = re.compile(r"#\s+Rank\s+(\d+)(?:\s+Group\s+\d+)?\s+Pid\s+\d+\s+on\s+(\S+)\s+device\s+(\d+)\s+\[[^\]]*\]\s*(\S.*\S|\S|)")
 OOB = re.compile(r"# Out of bounds values\s*: (\d+)")
 AVG = re.compile(r"# Avg bus bandwidth\s*: (\S+)")
 PROGRAM = re.compile(r"\b((?:all_reduce|all_gather|reduce_scatter|alltoall|alltoallv|broadcast|reduce|sendrecv|"

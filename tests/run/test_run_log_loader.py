@@ -211,3 +211,11 @@ def test_hostile_numbers_do_not_stop_the_read():
             "h:1:1 [0] NCCL INFO Using network IB\n")
     log = read_log("x.log", text)
     assert [n.value for n in log.nccl.networks] == ["IB"] and log.nccl.channels == []
+
+
+def test_long_hostile_lines_are_read_with_bounded_patterns():
+    # each of these took seconds with unbounded patterns; now their content is simply not NCCL's
+    lines = ["a" * 60000 + " NCCL INFO x", "NCCL INFO " * 6000, "h:1:1 [0] NCCL INFO NCCL_X set to " + " " * 60000 + "x",
+             " " * 60000 + "size count type redop x algbw busbw"]
+    log = read_log("x.log", "\n".join(lines) + "\nh:1:1 [0] NCCL INFO Using network IB\n")
+    assert [n.value for n in log.nccl.networks] == ["IB"] and log.nccl.env == []
