@@ -31,10 +31,11 @@ MAX_MACRO_NESTING = 3      # list macros inside list macros: cost grows as n^dep
 _CALL = re.compile(r"(?<!\w)([A-Za-z_]\w*)\s*\(")
 
 
-def blank_strings(source: str) -> str:
+def blank_strings(source: str, strings: bool = True) -> str:
     """``source`` with string and bytes literals and ``//`` comments replaced by spaces (newlines
     kept, so offsets and columns stay), following CEL's lexer: ``[bB]?[rR]?`` prefixes, ``'``, ``"``
-    and their tripled forms, backslash escapes except in raw literals."""
+    and their tripled forms, backslash escapes except in raw literals. ``strings=False`` blanks
+    only the comments."""
     out = list(source)
     n, i = len(source), 0
     while i < n:
@@ -56,6 +57,9 @@ def blank_strings(source: str) -> str:
                 j += 2 if source[j] == "\\" and not raw else 1
             end = min(n, j + len(quote))
             i = start
+            if not strings:
+                i = end
+                continue
         else:
             i += 1
             continue
@@ -99,21 +103,47 @@ def _fields(blanked: str, uses: list[re.Match]) -> frozenset | None:
 class Program:
     """A compiled expression. ``uses`` are the variables it names; ``prune`` drops the fields of a
     variable it never reads, since the engine converts every value it is given from Python (a port
-    without its queue and PG maps converts 3x faster)."""
+    without its queue and PG maps converts 3x faster). ``evaluate`` runs the expression as written;
+    ``bind`` runs it metered (netlint/policy/cost.py) against a policy's budget."""
 
-    __slots__ = ("source", "_program", "uses", "_fields")
+    __slots__ = ("source", "_program", "uses", "_fields", "plan", "_metered", "_hoisted", "_plain", "regexes")
 
     def __init__(self, source: str, program: Any):
+        import cel
+
+        from netlint.policy.cost import plan, wrap
+
         self.source = source
         self._program = program
         blanked = blank_strings(source)
         found = {name: _uses(blanked, name) for name in VARIABLES}
         self.uses = frozenset(name for name, m in found.items() if m)
         self._fields = {name: _fields(blanked, found[name]) for name in self.uses}
+        self.plan = plan(source)
+        self._metered = cel.compile(wrap(self.plan.source, self.per_node))
+        self._hoisted = [(name, cel.compile(text)) for name, text in self.plan.hoisted]
+        self._plain = None
+        self.regexes: dict = {}  # patterns compiled for this policy (cost.Meter.regex)
 
     @property
     def uses_workspace(self) -> bool:
         return "workspace" in self.uses
+
+    @property
+    def per_node(self) -> list[str]:
+        """The variables it reads that change from node to node, outermost first."""
+        return [name for name in VARIABLES if name != "workspace" and name in self.uses]
+
+    def unhoisted(self) -> Any:
+        """The metered program without hoisted values, for when one of them fails to evaluate: per
+        node, an error may be one a `||` absorbs."""
+        if self._plain is None:
+            import cel
+
+            from netlint.policy.cost import plan, wrap
+
+            self._plain = cel.compile(wrap(plan(self.source, hoist=False).source, self.per_node))
+        return self._plain
 
     def prune(self, name: str, value: Any) -> Any:
         keep = self._fields.get(name)
@@ -127,38 +157,132 @@ class Program:
         except Exception as exc:  # the engine raises KeyError/ValueError/RuntimeError alike
             raise CelError(f"{type(exc).__name__}: {exc}") from None
 
-    def bind(self, shared: dict[str, Any]) -> "Bound":
+    def bind(self, shared: dict[str, Any], budget=None) -> "Bound":
         """An evaluator for many nodes that share large variables (``workspace``, the node's switch):
         they are converted to CEL once, not once per node (about 5x less per node on a 60 KB
-        workspace)."""
-        return Bound(self, shared)
+        workspace); every evaluation is charged to ``budget`` (a fresh default one when None)."""
+        return Bound(self, shared, budget)
 
 
 class Bound:
-    __slots__ = ("program", "_context")
+    """Evaluates one program on node after node. ``workspace`` and the hoisted values are converted
+    for the engine once; the per-node variables (``self``, ``switch`` …) reach it through a resolver
+    and are bound once per evaluation by the wrapper :func:`~netlint.policy.cost.wrap` adds. (With
+    ``add_variable`` per node the binding rebuilt its whole environment on every node — a
+    5,000-port workspace converted again for each of 5,000 ports.)"""
 
-    def __init__(self, program: Program, shared: dict[str, Any]):
+    __slots__ = ("program", "budget", "_context", "_engine", "_current", "_weights", "walk")
+
+    def __init__(self, program: Program, shared: dict[str, Any], budget=None):
         import cel
 
+        from netlint.policy.cost import Budget, Meter
+
         self.program = program
+        self.budget = budget if budget is not None else Budget(_default_budget())
         self._context = cel.Context()
+        for name, function in Meter(self.budget, program.plan.weights, program.regexes).functions().items():
+            self._context.add_function(name, function)
+        self._current: dict[str, list] = {}  # "_nl_self" -> [value]: a resolver cannot answer null
+        self._weights: dict[str, int] = {}
+        self.walk = 0  # what walking `workspace` once costs, when the expression does it on every node
+        self._context.set_variable_resolver(self._current.get)
         for name, value in shared.items():
             self.set(name, value)
+        self._engine = program._metered
+        if program._hoisted and not ("workspace" in shared and self._hoist()):
+            self._engine = program.unhoisted()
+
+    def _hoist(self) -> bool:
+        """Evaluate the workspace-only macros once; False when one fails (then they run per node)."""
+        from netlint.policy.cost import weight
+
+        for name, engine in self.program._hoisted:
+            try:
+                value = engine.execute(self._context)
+            except Exception:
+                self._stop_if_spent()
+                return False
+            self._stop_if_spent()
+            self.budget.charge(weight(value))
+            self._context.add_variable(name, value)
+        return True
+
+    @property
+    def fixed(self) -> int:
+        """Cost units of every evaluation, before the node's own values: the expression's tokens,
+        and a walk over ``workspace`` when it makes one per node."""
+        return self.program.plan.tokens + self.walk
+
+    def _stop_if_spent(self) -> None:
+        if self.budget.exceeded:
+            from netlint.policy.cost import BudgetSpent
+
+            raise BudgetSpent(f"cost budget of {self.budget.limit:,} units spent")
 
     def set(self, name: str, value: Any) -> None:
-        """Bind ``name`` (pruned to the fields the expression reads) until it is set again."""
+        """Bind ``name`` (pruned to the fields the expression reads) until it is set again; converting
+        it costs one unit per value in it, once for ``workspace``, on every evaluation otherwise."""
+        from netlint.policy.cost import weight
+
+        if name not in self.program.uses:
+            return
+        value = self.program.prune(name, value)
+        if name != "workspace":
+            self._current[f"_nl_{name}"] = [value]
+            self._weights[name] = weight(value)
+            return
+        units = weight(value)
+        self.budget.charge(units)
+        if self.program.plan.per_node_workspace:
+            self.walk = units  # the engine copies each element a macro binds: the walk copies it all
         try:
-            self._context.add_variable(name, self.program.prune(name, value))
+            self._context.add_variable(name, value)
         except Exception as exc:
             raise CelError(f"{type(exc).__name__}: {exc}") from None
 
     def __call__(self, variables: dict[str, Any]) -> Any:
+        """The expression's value on one node; :class:`~netlint.policy.cost.BudgetSpent` when the
+        policy's budget ran out on the way (whatever the engine made of the stop)."""
+        for name, value in variables.items():
+            self.set(name, value)
+        self.budget.charge(self.fixed + sum(self._weights.values()))
         try:
-            for name, value in variables.items():
-                self._context.add_variable(name, self.program.prune(name, value))
-            return self.program._program.execute(self._context)
+            got = self._engine.execute(self._context)
         except Exception as exc:
-            raise CelError(f"{type(exc).__name__}: {exc}") from None
+            self._stop_if_spent()
+            raise CelError(_plain_message(f"{type(exc).__name__}: {exc}")) from None
+        self._stop_if_spent()  # a stop inside `x || …` may have been absorbed by the engine
+        return got
+
+
+def _default_budget() -> int:
+    from netlint.limits import DEFAULT
+
+    return DEFAULT.policy_budget
+
+
+def _plain_message(message: str) -> str:
+    """An engine error about netlint's rewrite, in the words of the expression as written."""
+    from netlint.policy.cost import REGEX
+
+    message = message.replace(f"Function '{REGEX}' error: Python function call failed: ", "")
+    return message.replace(REGEX, "matches").split(". Check function arguments")[0]
+
+
+_SILENT = []
+
+
+def _silence_engine_log() -> None:
+    """The engine logs every failing Python function ("Python function '_nl_t' failed") on the
+    ``cel`` logger; netlint reports the failure itself, as a finding."""
+    if not _SILENT:
+        import logging
+
+        log = logging.getLogger("cel")
+        log.addHandler(logging.NullHandler())
+        log.propagate = False
+        _SILENT.append(log)
 
 
 def check(source: str) -> None:
@@ -191,10 +315,16 @@ def compile_expression(source: str) -> Program:
     import cel
 
     check(source)
+    _silence_engine_log()
     try:
-        return Program(source, cel.compile(source))
+        program = cel.compile(source)
     except Exception as exc:
         text = str(exc)
         col = re.search(r"<input>:\d+:(\d+)", text)
         first = text.splitlines()[0] if text else type(exc).__name__
         raise CelError(first, int(col.group(1)) if col else 0) from None
+    try:
+        return Program(source, program)
+    except Exception as exc:  # the metering rewrite (cost.py) of a valid expression: a netlint bug
+        raise CelError(f"netlint cannot meter this expression ({type(exc).__name__}: "
+                       f"{str(exc).splitlines()[0] if str(exc) else ''}); please report it") from None

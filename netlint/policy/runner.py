@@ -10,6 +10,7 @@ from netlint.located import Span
 from netlint.policy.cel import ITEM_VARIABLES, VARIABLES, CelError
 from netlint.policy.files import CompiledPolicy, load, resolve, severity_of, unique
 from netlint.policy.view import View
+from netlint.validation import EXCERPT, excerpt
 
 PLACEHOLDER = re.compile(r"\{((?:%s)(?:\.[A-Za-z_]\w*)*)\}" % "|".join(VARIABLES))
 
@@ -44,9 +45,10 @@ def _run_policies(ws) -> list[Finding]:
         return findings
     view = View()
     data = view.build(ws)
+    limit = ws.config.settings.limits.policy_budget
     for policy in compiled:
         try:
-            findings.extend(evaluate(policy, data, view))
+            findings.extend(evaluate(policy, data, view, limit))
         except Exception as exc:  # a JSONPath filter or the engine failing unexpectedly: located, not a crash
             where = policy.policy.assert_ or policy.policy.template or policy.policy.id
             findings.append(Finding("NL032", f"{policy.code}: policy failed: {type(exc).__name__}: {exc}",
@@ -54,16 +56,25 @@ def _run_policies(ws) -> list[Finding]:
     return findings
 
 
-def matches(policy: CompiledPolicy, data: dict) -> list[tuple[tuple, Any]]:
+def matches(policy: CompiledPolicy, data: dict, most: int | None = None) -> list[tuple[tuple, Any]]:
     """The nodes the policy's JSONPaths select, each once, in order. A null node is an optional part
     the files do not have (the view writes every absent optional field as null): it is skipped, like
-    a missing one. To require it, select its parent and use ``required``."""
+    a missing one. To require it, select its parent and use ``required``. Past ``most`` nodes the
+    selection stops (:class:`TooMany`): the policy could not be evaluated within its budget."""
     out: dict[tuple, Any] = {}
     for query, _ in policy.paths:
         for node in query.finditer(data):
             if node.value is not None:
                 out.setdefault(tuple(_location(node)), node.value)
+                if most is not None and len(out) > most:
+                    raise TooMany(len(out))
     return list(out.items())
+
+
+class TooMany(Exception):
+    def __init__(self, count: int):
+        super().__init__(count)
+        self.count = count
 
 
 def _location(node) -> list:
@@ -71,24 +82,47 @@ def _location(node) -> list:
     return list(loc() if callable(loc) else loc)
 
 
-def evaluate(policy: CompiledPolicy, data: dict, view: View) -> list[Finding]:
-    nodes = matches(policy, data)
-    p = policy.policy
-    if policy.program is None:  # match-across
-        return _match_across(policy, nodes, data, view)
-    out = []
+def evaluate(policy: CompiledPolicy, data: dict, view: View, limit: int | None = None) -> list[Finding]:
+    """The policy's findings on ``data``; NL035 (and the findings made so far) when it spends more
+    than ``limit`` cost units (netlint/policy/cost.py), checked before running (nodes × expression
+    size) and on every node and macro iteration while it runs."""
+    from netlint.policy.cost import Budget, BudgetSpent
+
+    budget = Budget(limit if limit is not None else _default_limit())
     program = policy.program
-    run = program.bind({"workspace": data} if program.uses_workspace else {})
+    run, size = None, 1
+    if program is not None:
+        try:
+            run = program.bind({"workspace": data} if program.uses_workspace else {}, budget)
+        except BudgetSpent:
+            return [_spent(policy, "stopped evaluating its workspace-wide part (once for all nodes)", budget)]
+        size = run.fixed
+    try:
+        nodes = matches(policy, data, (budget.limit - budget.spent) // size)
+    except TooMany as exc:
+        return [_spent(policy, f"not run: it selects more than {exc.count - 1:,} nodes at {size:,} cost "
+                       f"units each", budget)]
+    if program is None:  # match-across
+        try:
+            return _match_across(policy, nodes, data, view, budget)
+        except BudgetSpent:
+            return [_spent(policy, f"stopped comparing the {len(nodes):,} selected values", budget)]
+    p = policy.policy
+    out = []
     items = [name for name in ITEM_VARIABLES.values() if name in program.uses]
     bound: dict[str, tuple | None] = {}
-    for loc, value in nodes:
+    for done, (loc, value) in enumerate(nodes):
         try:
-            for name in items:  # the node's switch/env/job, converted once for all its nodes
+            for name in items:  # the node's switch/env/job, pruned and weighed once for all its nodes
                 key, item = _item(loc, data, name)
                 if name not in bound or bound[name] != key:
                     run.set(name, item)
                     bound[name] = key
             ok = run({"self": value})
+        except BudgetSpent:
+            before = f" (the findings on the {done:,} before are reported)" if done else ""
+            out.append(_spent(policy, f"stopped on node {done + 1:,} of {len(nodes):,}{before}", budget, loc, view))
+            break
         except CelError as exc:
             where = p.assert_ or p.template
             node = view.span_at(loc)
@@ -117,39 +151,99 @@ def _item(loc: tuple, data: dict, name: str) -> tuple[tuple | None, Any]:
     return None, None
 
 
-def _match_across(policy: CompiledPolicy, nodes, data: dict, view: View) -> list[Finding]:
+def _match_across(policy: CompiledPolicy, nodes, data: dict, view: View, budget) -> list[Finding]:
     """Every selected node whose field differs from the most common value, with a node holding that
-    value as the related location; when no value is most common (a tie), every node is reported."""
+    value as the related location; when no value is most common (a tie), every node is reported.
+
+    Memory stays bounded whatever the values: each is compared by a 16-byte digest of its JSON text
+    (charged to the budget, 1 + length/64 units), and a message quotes a short excerpt of a value and
+    at most :data:`TIE_SHOWN` of the values that tie — never every value on every finding."""
     field = policy.policy.parameters["field"]
     parts = tuple(field.split("."))
-    values = [(loc, value, got) for loc, value in nodes if (got := _lookup(value, list(parts))) is not None]
-    majority, odd = _disagreeing([got for _, _, got in values])
+    values, shown = [], {}
+    for loc, value in nodes:
+        got = _lookup(value, list(parts))
+        if got is not None:
+            key = _digest(got, budget)
+            shown.setdefault(key, excerpt(got))
+            values.append((loc, value, key))
+    majority, odd = _disagreeing([key for _, _, key in values])
     if not odd:
         return []
     if majority is None:
-        seen = ", ".join(sorted({repr(got) for _, _, got in values}))
-        return [_finding(policy, loc, value, data, view, extra=f" ({field} is {got!r}; the selected nodes "
-                         f"disagree with no majority: {seen})") for loc, value, got in values]
+        keys = sorted(shown, key=shown.get)
+        seen = ", ".join(shown[k] for k in keys[:TIE_SHOWN])
+        seen += f" and {len(keys) - TIE_SHOWN:,} more" if len(keys) > TIE_SHOWN else ""
+        return [_finding(policy, loc, value, data, view, extra=f" ({field} is {shown[key]}; the selected "
+                         f"nodes disagree with no majority: {seen})") for loc, value, key in values]
     ref = next(loc for i, (loc, _, _) in enumerate(values) if i not in odd)
     where = view.span_at(ref + parts)
-    related = (Related(where, f"{field} is {majority} here"),) if where else ()
-    return [_finding(policy, loc, value, data, view, extra=f" ({field} is {got!r}, most have {majority})",
-                     related=related) for i, (loc, value, got) in enumerate(values) if i in odd]
+    related = (Related(where, f"{field} is {shown[majority]} here"),) if where else ()
+    return [_finding(policy, loc, value, data, view, extra=f" ({field} is {shown[key]}, most have "
+                     f"{shown[majority]})", related=related) for i, (loc, value, key) in enumerate(values) if i in odd]
 
 
-def _disagreeing(values: list) -> tuple[str | None, set[int]]:
-    """The most common value (its repr; None on a tie for most common) and the indexes of the values
-    that differ from it (all of them on a tie; none when all agree)."""
-    counts: dict[str, int] = {}
+TIE_SHOWN = 5  # values a match-across message names when the selected nodes tie
+
+
+def _digest(value: Any, budget=None) -> bytes:
+    """A value's identity for match-across: equal JSON text (keys sorted), equal digest; 9000 and
+    9000.0 differ, as their text does."""
+    import hashlib
+    import json
+
+    text = json.dumps(value, sort_keys=True, default=repr, ensure_ascii=False)
+    if budget is not None:
+        budget.charge(1 + len(text) // 64)
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
+def _disagreeing(values: list) -> tuple[Any, set[int]]:
+    """The most common value (None on a tie for most common) and the indexes of the values that
+    differ from it (all of them on a tie; none when all agree)."""
+    counts: dict[Any, int] = {}
     for got in values:
-        counts[repr(got)] = counts.get(repr(got), 0) + 1
+        counts[got] = counts.get(got, 0) + 1
     if len(counts) <= 1:
         return None, set()
     top = max(counts.values())
     leaders = [k for k, n in counts.items() if n == top]
     if len(leaders) > 1:
         return None, set(range(len(values)))
-    return leaders[0], {i for i, got in enumerate(values) if repr(got) != leaders[0]}
+    return leaders[0], {i for i, got in enumerate(values) if got != leaders[0]}
+
+
+def _spent(policy: CompiledPolicy, what: str, budget, loc: tuple | None = None, view: View | None = None) -> Finding:
+    """NL035 at the policy's check: its budget is spent (and how to write it cheaper)."""
+    from netlint.limits import setting
+
+    p = policy.policy
+    where = p.assert_ or p.template or p.id
+    node = view.span_at(loc) if view is not None and loc is not None else None
+    return Finding("NL035", f"{policy.code}: {what}; that is more than {setting('policy_budget')} "
+                   f"({budget.limit:,} cost units){_advice(policy)}", where.span,
+                   related=(Related(node, "the node it stopped on"),) if node else (),
+                   key=f"{policy.code}:budget")
+
+
+def _advice(policy: CompiledPolicy) -> str:
+    """How to write a policy that spent its budget so that it costs less."""
+    program = policy.program
+    if program is None:
+        return "; select fewer nodes, or raise the budget"
+    if program.plan.per_node_workspace:
+        return ("; `workspace` is walked again for every selected node: to compare nodes with each other "
+                "use `template: match-across`, or select once (`given: $.inventory`) and walk "
+                "`workspace` inside")
+    if program.plan.nesting > 1:
+        return "; macros nested in macros cost size^depth: select the inner level with `given` instead"
+    return "; select fewer nodes, or raise the budget"
+
+
+def _default_limit() -> int:
+    from netlint.limits import DEFAULT
+
+    return DEFAULT.policy_budget
 
 
 def _finding(policy: CompiledPolicy, loc: tuple, value: Any, data: dict, view: View, extra: str = "",
@@ -167,10 +261,14 @@ def _finding(policy: CompiledPolicy, loc: tuple, value: Any, data: dict, view: V
 
 
 def _render(ref: str, value: Any, data: dict, loc: tuple = ()) -> str:
+    """A placeholder's value: its text, cut to a short excerpt with non-printable characters escaped
+    (``{self}`` on a switch must not paste the switch into the message)."""
     head, *rest = ref.split(".")
     base = value if head == "self" else data if head == "workspace" else _item(loc, data, head)[1]
     got = _lookup(base, rest)
-    return "?" if got is None else str(got)
+    if got is None:
+        return "?"
+    return excerpt(got) if not isinstance(got, str) or not got.isprintable() or len(got) > EXCERPT else got
 
 
 def _lookup(value: Any, parts: list[str]) -> Any:
@@ -227,7 +325,7 @@ def run_examples(policy: CompiledPolicy) -> tuple[list[str], list[str]]:
                     problems.append(f"{where}: a match-across example is a list of selected values")
                     continue
                 field = policy.policy.parameters["field"].split(".")
-                got = not _disagreeing([v for s in sample if (v := _lookup(s, field)) is not None])[1]
+                got = not _disagreeing([_digest(v) for s in sample if (v := _lookup(s, field)) is not None])[1]
             else:
                 try:
                     got = run({"self": sample})

@@ -58,7 +58,14 @@ SELF = {"a": 3, "n": 3, "mtu": 9000, "f": 2.5, "s": "mlx5_0", "l": [1, 3], "m": 
     ("duration('1s') < duration('2s')", True),
 ])
 def test_expression(expr, expected):
-    assert compile_expression(expr).evaluate({"self": SELF}) is expected
+    assert values(expr, {"self": SELF}) == [expected, expected]
+
+
+def values(expr, variables):
+    """The value as written and as netlint runs it (metered: netlint/policy/cost.py rewrites the
+    expression), which must agree."""
+    prog = compile_expression(expr)
+    return [prog.evaluate(variables), prog.bind({})(variables)]
 
 
 @pytest.mark.parametrize("expr", [
@@ -66,10 +73,13 @@ def test_expression(expr, expected):
     "self.nested.nope.enabled",
     "self.s > 3",                 # no overload
     "self.x.enabled",             # field of null
+    "matches(self.s, '^mlx')",    # the engine has only the method form
 ])
 def test_runtime_errors_are_errors(expr):
     with pytest.raises(CelError):
         compile_expression(expr).evaluate({"self": SELF})
+    with pytest.raises(CelError):
+        compile_expression(expr).bind({})({"self": SELF})
 
 
 def test_workspace_is_a_second_variable():
@@ -87,7 +97,7 @@ def test_every_allowed_function_is_implemented(name):
                "bytes": "bytes('a') == b'a'", "type": "type(1) == int", "dyn": "dyn(1) == 1",
                "duration": "duration('1s') == duration('1000ms')",
                "timestamp": "timestamp('2020-01-01T00:00:00Z') < timestamp('2021-01-01T00:00:00Z')"}
-    assert compile_expression(samples[name]).evaluate({}) is True
+    assert values(samples[name], {}) == [True, True]
 
 
 @pytest.mark.parametrize("expr, column", [
@@ -117,7 +127,7 @@ def test_function_names_inside_strings_are_fine():
                                   "1 == 1 // a comment\n && true", "R'x' == \"x\" && BR'x' == b'x'"])
 def test_the_literals_the_check_skips_are_the_engines(expr):
     """blank_strings follows the engine's lexer: these compile and hold."""
-    assert compile_expression(expr).evaluate({}) is True
+    assert values(expr, {}) == [True, True]
 
 
 def test_too_long():
@@ -136,3 +146,77 @@ def test_bound_variables_are_shared_across_nodes():
     assert [run({"self": {"name": x}}) for x in ("a", "c", "b")] == [True, False, True]
     with pytest.raises(CelError):
         run({"self": {}})
+
+
+@pytest.mark.parametrize("expr", [
+    # netlint/policy/cost.py rewrites selections, macros and matches(); the value stays the engine's
+    "has(self.nested.watchdog.enabled) && self.nested.watchdog.enabled",
+    "self . nested . watchdog . enabled",
+    "(self).a == 3 && (self.nested).watchdog.enabled",
+    "self.l.map(v, v * 2).filter(x, x > 2) == [6]",
+    "self.m.map(k, self.m[k]) == [3]",
+    "[self].exists(s, s.nested.watchdog.enabled)",
+    "self.s.matches('^mlx') && self.s . matches('_0$')",
+    "self.l.all(v, // a comment, with ( and 'quotes\n v > 0)",
+    "{'a': {'b': 1}}.a.b == 1",
+    "self.l.exists_one(v, v == 1) && [[1], [2]].all(l, l.all(v, v > 0))",
+    "'self.l.all(v, v)' != '' && 'a.b'.size() == 3 && 1.5 > 1.0",
+    "self.l.map(v, [v, v]).map(p, p[0] + p[1]) == [2, 6]",
+    "self.l.all(v, self.l.exists(w, w == v))",
+])
+def test_metering_keeps_the_meaning(expr):
+    assert values(expr, {"self": SELF}) == [True, True]
+
+
+def test_a_bad_pattern_fails_in_the_words_of_the_expression():
+    with pytest.raises(CelError) as err:
+        compile_expression("self.s.matches(self.s + '[')").bind({})({"self": SELF})
+    assert "'mlx5_0[' is not a valid regular expression: error: unclosed character class" in err.value.message
+    assert "_nl_" not in err.value.message
+
+
+def test_workspace_only_macros_are_hoisted():
+    from netlint.policy.cost import plan
+
+    got = plan("self.name in workspace.switches.map(s, s.name) && self.x.all(v, v > workspace.inventory.y)")
+    assert [name for name, _ in got.hoisted] == ["_nl_w0"]
+    assert got.source.startswith("self['name'] in _nl_w0 && ") and not got.per_node_workspace
+    assert plan("workspace.switches.all(s, s.name == self.name)").per_node_workspace
+    assert plan("self.x.all(v, workspace.names.exists(n, n == v))").per_node_workspace
+
+
+def test_a_hoisted_part_is_evaluated_once(monkeypatch):
+    from netlint.policy import cost
+
+    ticks = []
+    monkeypatch.setattr(cost.Meter, "tick", lambda self, ident: ticks.append(ident) or 0)
+    run = compile_expression("self.name in workspace.names.map(n, n)").bind({"workspace": {"names": ["a", "b"]}})
+    assert [run({"self": {"name": x}}) for x in ("a", "c", "b")] == [True, False, True]
+    assert ticks == [1, 1]  # the two names, mapped once, not once per node
+
+
+def test_a_hoisted_part_that_fails_runs_per_node():
+    """Per node `||` absorbs the error of its right side; evaluated once it would fail every node."""
+    run = compile_expression("self.a == 3 || workspace.x.all(v, v.missing)").bind({"workspace": {"x": [{}]}})
+    assert run({"self": {"a": 3}}) is True
+    with pytest.raises(CelError):
+        run({"self": {"a": 1}})
+
+
+def test_the_budget_stops_one_evaluation_inside_its_macros():
+    from netlint.policy.cost import Budget, BudgetSpent
+
+    budget = Budget(1000)
+    run = compile_expression("self.l.all(a, self.l.all(b, a == b || true))").bind({}, budget)
+    with pytest.raises(BudgetSpent):
+        run({"self": {"l": list(range(100))}})   # 10,000 iterations
+    assert 1000 < budget.spent < 1100
+
+
+def test_a_built_list_costs_what_the_engine_copies():
+    """map/filter copy the list they build on every iteration: n elements cost about n²/2 units."""
+    from netlint.policy.cost import Budget
+
+    budget = Budget(10**9)
+    compile_expression("size(self.l.map(v, v)) > 0").bind({}, budget)({"self": {"l": list(range(1000))}})
+    assert 1000 * 1001 // 2 < budget.spent < 1000 * 1001 // 2 + 10_000

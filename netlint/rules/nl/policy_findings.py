@@ -8,7 +8,15 @@ class PolicyFileError(_EngineRule):
     entry in the config's `policies` list), an empty file, a policy id in a built-in family (`QOS…`,
     `NCCL…`): pick your own prefix (`ORG001`), or an id already used by another policy (the later one
     does not run: findings, baselines and suppressions are keyed by the id). Schema violations of a
-    policy file are reported as NL004 (unknown key) and NL005 (bad value)."""
+    policy file are reported as NL004 (unknown key) and NL005 (bad value), quoting at most a short
+    escaped excerpt of the file.
+
+    Policy files are read only below the project root (the folder of netlint.yaml or pyproject.toml)
+    and from netlint's built-in packs: a path outside (`/etc/passwd`, `../secret.yaml`), a link whose
+    target is outside, or a FIFO or device is NL030 at the entry and is never read — a repository
+    under review cannot make netlint read, and print, a file of the machine it runs on.
+
+    Bad: `policies: [/etc/passwd]`. Good: `policies: [rules/org.yaml, nvidia-roce]`."""
 
     code, name, summary = "NL030", "policy-file", "Policy file or pack cannot be used"
 
@@ -58,3 +66,23 @@ class PolicyNotBoolean(_EngineRule):
     Bad: `assert: self.mtu`. Good: `assert: self.mtu >= 9000`."""
 
     code, name, summary = "NL034", "policy-not-boolean", "Policy expression did not give true or false"
+
+
+class PolicyBudget(_EngineRule):
+    """A policy spent its cost budget (`limits.policy-budget`, default 10,000,000 units) and stopped:
+    before running, when the nodes it selects times the size of its expression is already more; or
+    while running, on the node where it ran out (a related location), keeping the findings on the
+    nodes before. A unit is about one step of the CEL engine: each node costs the tokens of the
+    expression, each iteration of a list macro the tokens of its body (plus, for `map` and `filter`,
+    the elements built so far, which the engine copies), each regex compilation 10,000 (once per
+    pattern and policy), each `match-across` value 1 + its JSON length / 64. The message says how to
+    write the policy cheaper: a macro that walks `workspace` for every node of a per-node `given`
+    (`workspace.switches.all(s, s.ports.all(p, p.mtu == self.mtu))` on every port: ports² steps)
+    is a comparison across nodes — `template: match-across` does it in one pass; macros nested in
+    macros cost size^depth — select the inner level with `given`. A part of an expression that reads
+    only `workspace` is evaluated once per policy, not per node, and costs once.
+
+    Bad: `given: $.switches[*].ports.*` with `assert: workspace.switches.all(s, s.ports.all(p, p.mtu ==
+    self.mtu))`. Good: `given: $.switches[*].ports.*`, `template: match-across`, `params: {field: mtu}`."""
+
+    code, name, summary = "NL035", "policy-budget", "Policy stopped: its cost budget is spent"
