@@ -148,7 +148,15 @@ def _hull(spans: list[Span]) -> Span | None:
     return Span(first.file, start.line, start.col, end.end_line, end.end_col, start.start, end.end)
 
 
+def _offsets(segs: list[Seg], file: str) -> tuple[int, int]:
+    """Start and end offsets of ``_hull`` of the parts' site spans in ``file``, with no line table."""
+    pairs = [(p.site.start, p.site.end) if p.site is not None else (p.ostart, p.oend) for p in segs
+             if (p.site.file if p.site is not None else p.ft.path if p.ft is not None else None) == file]
+    return min(a for a, _ in pairs), max(b for _, b in pairs)
+
+
 NOSPAN = Span("", 0, 0, 0, 0)
+_SPAN = Scalar.__dict__["span"]   # Scalar's slot: None in a Word until its span is first read
 
 
 class Word(Scalar):
@@ -157,10 +165,11 @@ class Word(Scalar):
     ``value`` is the text (``str``) or an :class:`Unknown`. ``span`` is where the word was written as
     an argument (a command word, an array element, the slice of a flag string); ``origin`` is where
     its literal characters were written (the ``16`` of ``TP=16`` for ``--tp $TP``), equal to
-    ``span`` when no variable was involved. ``raw`` is the source text at ``span``.
+    ``span`` when no variable was involved. ``raw`` is the source text at ``span``. Both spans are
+    the hulls of the parts' spans, located when first read: most words are never reported.
     """
 
-    __slots__ = ("origin", "parts")
+    __slots__ = ("_origin", "parts")
 
     def __init__(self, parts: list[Seg], fallback: Span | None = None):
         self.parts = parts
@@ -174,14 +183,31 @@ class Word(Scalar):
             value: Any = unknown.with_prefix(prefix)
         else:
             value = "".join(p.text for p in parts)
-        span = _hull([p.site_span() for p in parts]) or fallback or NOSPAN
-        origin = _hull([p.origin_span() for p in parts]) or span
+        lead = next((p for p in parts if p.ft is not None or p.site is not None), None)
+        span = None if lead is not None else fallback or NOSPAN
         raw = ""
         ft = next((p.ft for p in parts if p.ft is not None and p.site is None), None)
-        if ft is not None and span.file == ft.path and 0 <= span.start <= span.end:
-            raw = ft.text[span.start:span.end]
+        if ft is not None and (lead.site.file if lead.site is not None else lead.ft.path) == ft.path:
+            start, end = _offsets(parts, ft.path)
+            if 0 <= start <= end:
+                raw = ft.text[start:end]
         super().__init__(value, span, raw, False)
-        self.origin = origin
+        self._origin = span
+
+    def _span(self) -> Span:
+        span = _SPAN.__get__(self)
+        if span is None:
+            span = _hull([p.site_span() for p in self.parts])
+            _SPAN.__set__(self, span)
+        return span
+
+    span = property(_span, _SPAN.__set__)
+
+    @property
+    def origin(self) -> Span:
+        if self._origin is None:
+            self._origin = _hull([p.origin_span() for p in self.parts])
+        return self._origin
 
     @property
     def known(self) -> bool:
