@@ -262,12 +262,17 @@ def _default_budget() -> int:
     return DEFAULT.policy_budget
 
 
-def _plain_message(message: str) -> str:
-    """An engine error about netlint's rewrite, in the words of the expression as written."""
+def _plain_message(message: str, limit: int = 300) -> str:
+    """An engine error in the words of the expression as written (not of netlint's rewrite), each
+    value it quotes cut to 60 characters — the engine quotes a missing key or an unparsable
+    duration whole, and they come from the files under review — and the whole to ``limit``."""
     from netlint.policy.cost import REGEX
 
     message = message.replace(f"Function '{REGEX}' error: Python function call failed: ", "")
-    return message.replace(REGEX, "matches").split(". Check function arguments")[0]
+    message = message.replace(REGEX, "matches").split(". Check function arguments")[0]
+    message = re.sub(r"(['\"])([^'\"\n]{60,})\1", lambda m: f"{m[1]}{m[2][:59]}…{m[1]}", message)
+    message = "".join(c if c.isprintable() else repr(c)[1:-1] for c in message)
+    return message if len(message) <= limit else message[: limit - 1] + "…"
 
 
 _SILENT = []

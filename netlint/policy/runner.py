@@ -126,7 +126,7 @@ def evaluate(policy: CompiledPolicy, data: dict, view: View, limit: int | None =
         except CelError as exc:
             where = p.assert_ or p.template
             node = view.span_at(loc)
-            out.append(Finding("NL032", f"{policy.code}: CEL failed on {_dotted(loc)}: {exc.message} "
+            out.append(Finding("NL032", f"{policy.code}: CEL failed on {_shown(loc)}: {exc.message} "
                                "(guard optional fields with has())", where.span,
                                related=(Related(node, "the node it failed on"),) if node else (),
                                key=f"{policy.code}:runtime:{_dotted(loc)}"))
@@ -134,8 +134,8 @@ def evaluate(policy: CompiledPolicy, data: dict, view: View, limit: int | None =
         if not isinstance(ok, bool):
             node = view.span_at(loc)
             where = p.assert_ or p.template
-            out.append(Finding("NL034", f"{policy.code}: the expression gave {type(ok).__name__} {ok!r} on "
-                               f"{_dotted(loc)}, not true or false", where.span,
+            out.append(Finding("NL034", f"{policy.code}: the expression gave {type(ok).__name__} {excerpt(ok)} on "
+                               f"{_shown(loc)}, not true or false", where.span,
                                related=(Related(node, "the node it was evaluated on"),) if node else (),
                                key=f"{policy.code}:not-bool:{_dotted(loc)}"))
         elif ok is not True:
@@ -277,6 +277,11 @@ def _lookup(value: Any, parts: list[str]) -> Any:
             return None
         value = value.get(part)
     return value
+
+
+def _shown(loc: tuple) -> str:
+    """A node's location for a message: names from the files (port names, keys) cut short."""
+    return ".".join(str(p) if len(str(p)) <= EXCERPT else excerpt(str(p)) for p in loc)
 
 
 def _dotted(loc: tuple) -> str:

@@ -111,3 +111,17 @@ def test_a_long_value_in_a_policy_file_is_quoted_short(tmp_path):
     f = only(run_lint(proj, select=["NL"]), "NL005")
     assert (f.file, *at(f)) == ("org.yaml", 1, 8)
     assert f.message == "rules: Input should be a valid list (got 'x\\u202ex\\u202ex\\u202ex\\u202ex\\u202ex\\u202ex\\u202ex\\u202ex\\…)"
+
+
+@pytest.mark.parametrize("check, code", [("self.name", "NL034"), ("self.maps[self.name] == 'x'", "NL032")])
+def test_values_from_the_files_are_quoted_short_in_runtime_findings(tmp_path, check, code):
+    """The engine quotes a missing key whole, and an expression may give a whole port name back: a
+    5,000-character port name appears cut to 60 characters."""
+    long = "E" * 5000
+    proj = _project(tmp_path, "policies: [org.yaml]\n")
+    (proj / "leaf02.yaml").write_text(SWITCH.replace("Ethernet4", long))
+    (proj / "org.yaml").write_text(POLICY.lstrip().replace("has(self.mtu) && self.mtu >= 9000", f'"{check}"'))
+    report = run_lint(proj, select=["NL"])
+    found = [f for f in report.findings if f.code == code]
+    assert [(f.file, *at(f)) for f in found] == [("org.yaml", 5, 13)] * 2
+    assert max(len(f.message) for f in found) < 400 and "E" * 61 not in "".join(f.message for f in found)
