@@ -184,8 +184,13 @@ class ControlFlow:
         if cond == "else":
             self._block(body, f)
             return
+        before = self.assumed_unset
         r = self._condition(cond, f) if cond is not None else None
-        if r is True:
+        if r is True and self.assumed_unset > before and _ends_in_exit(body):
+            # `if [ -z "${EXP:-}" ]; then exit 1; fi`: the guard says the caller sets EXP, so
+            # "unset" is refuted, not a reason to read the rest of the script as unreachable
+            self._fork([lambda: self._block(body, f), lambda: self._clauses(clauses[1:], f)])
+        elif r is True:
             self._block(body, f)
         elif r is False:
             self._clauses(clauses[1:], f)
@@ -247,3 +252,13 @@ class ControlFlow:
         self._fork([once, lambda: None], kind="loop")
 
     # ------------------------------------------------------------------------------ assignments
+
+
+def _ends_in_exit(body) -> bool:
+    """The block runs ``exit`` or ``return`` at its own level (a guard), not inside a nested branch."""
+    for n in body:
+        if n.type == "command":
+            name = n.child_by_field_name("name")
+            if name is not None and name.text in (b"exit", b"return"):
+                return True
+    return False

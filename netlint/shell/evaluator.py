@@ -40,6 +40,7 @@ class Evaluator(Reading, ControlFlow, Expansion, Arithmetic, CommandOutput, Buil
         self.depth = 0
         self.nesting = 0          # compound statements and expansions being evaluated, innermost last
         self.steps = 0
+        self.assumed_unset = 0    # `${X:-d}` defaults taken for variables the script never sets
         self.overflows: set[str] = set()  # bounds already reported for this script
         self.parent: Command | None = None
         self.nested = False

@@ -290,6 +290,7 @@ class Expansion:
                 return self._var(name, index, span, quoted, f)
             if use_alt:
                 if unset:
+                    self.assumed_unset += 1
                     self.script.notes.append(Note(
                         f"${name} is not set in the script; assumed its default from `{_short(f.text(n))}`",
                         span))

@@ -181,3 +181,17 @@ def test_echo_output_substitution_is_the_echoed_text():
     assert words(srun[-1]) == ["srun", "-N", "2", "-n", "8", "python3", "pretrain_gpt.py",
                                "--tensor-model-parallel-size", "2"]
     assert not s.variables["X"].known and not s.variables["Y"].known
+
+
+def test_exit_guard_on_a_defaulted_variable_does_not_end_the_script():
+    # `${EXP:-}` is assumed unset only for values; a guard that exits on it says the caller sets it
+    s = sh("""
+        if [ -z "${EXP:-}" ]; then
+            echo "EXP must be specified."
+            exit 1
+        fi
+        export NCCL_DEBUG=INFO
+        if [ "${MODE:-a}" = a ]; then X=1; fi
+        """)
+    assert s.variables["NCCL_DEBUG"].value == "INFO"
+    assert s.variables["X"].value == "1"  # a default still decides a branch that does not exit
