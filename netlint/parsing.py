@@ -306,7 +306,10 @@ def parse_json(file: str, text: str) -> Document:
             raise _TooDeep
         lazy.root = lazy.build(data, 0)
     except _TooDeep:
-        _Builder(file, json_mode=True).documents(text)  # raises the located bound (max-depth)
+        try:
+            _Builder(file, json_mode=True).documents(text)  # raises the located bound (max-depth)
+        except yaml.YAMLError:  # JSON libyaml does not read (some escapes): the bound at the start
+            pass
         raise ParseError(f"JSON not read: nested too deeply ({limits.setting('max_depth')})",
                          Span(file, 1, 1, 1, 1, 0, 0), bound=True) from None
     if duplicated:

@@ -117,6 +117,15 @@ class JobModel:
 
 
 def analyze(job: TrainingJob, inventory=None, mfu: float | None = None) -> JobModel:
+    try:
+        return _analyze(job, inventory, mfu)
+    except OverflowError:  # sizes whose parameters, FLOPs or bytes pass a double (1e308): no model
+        m = JobModel(job=job, mfu=mfu or DEFAULT_MFU, world=job.int("world_size"))
+        m.missing.append("model sizes too large to model (they overflow a 64-bit float)")
+        return m
+
+
+def _analyze(job: TrainingJob, inventory=None, mfu: float | None = None) -> JobModel:
     m = JobModel(job=job, mfu=mfu or DEFAULT_MFU, world=job.int("world_size"))
     split = C.split_of(job)
     m.parallel = {"tp": job.int("tp") or 1, "pp": job.int("pp") or 1, "dp": job.int("dp"), "cp": job.int("cp") or 1,

@@ -146,32 +146,39 @@ def _read_row(table: PgProfileTable, row: PgRow, words: list, path: str, no: int
         bad(7, f"{len(words) - 7} column(s) after xon_offset: buffermgrd reads seven words and ignores "
                f"'{' '.join(w for w, _ in words[7:])}'", error=False)
     w = words[0][0]
-    if _SPEED.fullmatch(w) and int(w) <= MAX_PORT_SPEED:
+    if _SPEED.fullmatch(w) and len(w) <= 7 and int(w) <= MAX_PORT_SPEED:
         row.speed = tok(0, int(w))
     else:
-        bad(0, f"speed '{w}' is not a port speed (an integer in Mb/s, 1..{MAX_PORT_SPEED}, as PORT.speed "
+        bad(0, f"speed '{w if len(w) <= 24 else w[:24] + '…'}' is not a port speed (an integer in Mb/s, 1..{MAX_PORT_SPEED}, as PORT.speed "
                f"is written): buffermgrd looks rows up by the port's speed string, so this row is never used",
             error=False)
     if len(words) > 1:
         w = words[1][0]
         m = _CABLE.fullmatch(w)
-        if m:
+        if m and len(m.group(1)) <= 9:  # a longer number is no cable (and past Python's int() limit)
             row.cable = tok(1, int(m.group(1)))
+        elif m:
+            bad(1, f"cable length '{w[:24]}…' ({len(w) - 1} digits) is out of range: no port's CABLE_LENGTH "
+                   f"is that long, so this row is never used", error=False)
         else:
             bad(1, f"cable length '{w}' is not '<metres>m' (CABLE_LENGTH values match [0-9]+m, e.g. 5m, 40m, "
                    f"300m): buffermgrd looks rows up by that string, so this row is never used", error=False)
     for i, name in ((2, "size"), (3, "xon"), (4, "xoff"), (6, "xon_offset")):
         if len(words) > i:
             w = words[i][0]
-            if _UINT.fullmatch(w):
+            if _UINT.fullmatch(w) and len(w) <= 20:
                 setattr(row, name, tok(i, int(w)))
+            elif _UINT.fullmatch(w):
+                bad(i, f"{name} '{w[:24]}…' ({len(w)} digits) is out of range: bufferorch's stoul throws on it")
             else:
                 bad(i, f"{name} '{w}' is not a whole number of bytes: bufferorch reads it with stoul, which "
                        f"{_stoul_says(w)}")
     if len(words) > 5:
         w = words[5][0]
-        if _INT.fullmatch(w):
+        if _INT.fullmatch(w) and len(w) <= 20:
             row.threshold = tok(5, int(w))
+        elif _INT.fullmatch(w):
+            bad(5, f"threshold '{w[:24]}…' ({len(w.lstrip('-'))} digits) is out of range: bufferorch's stol throws on it")
         else:
             bad(5, f"threshold '{w}' is not an integer (dynamic_th alpha or static_th bytes, by the "
                    f"ingress_lossless_pool mode): bufferorch reads it with stol, which {_stoul_says(w)}")

@@ -16,7 +16,7 @@ class Arithmetic:
         if t in ("variable_name", "word"):
             text = f.text(n)
             if _INT.match(text):
-                return int(text)
+                return _parse_int(text)
             return self._arith_var(text, f.span(n))
         if t in ("simple_expansion", "expansion"):
             segs = self._join(self._expand(n, f, quoted=True))

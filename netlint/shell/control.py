@@ -95,7 +95,11 @@ class ControlFlow:
             if o in ("-eq", "-ne", "-gt", "-ge", "-lt", "-le"):
                 if not (_INT.match(lv.strip()) and _INT.match(rv.strip())):
                     return None
+                if max(len(lv.strip()), len(rv.strip())) > 21:
+                    return None  # past intmax_t: bash says "integer expression expected" (status 2)
                 a, b = int(lv), int(rv)
+                if not all(-2 ** 63 <= x < 2 ** 63 for x in (a, b)):
+                    return None
                 return {"-eq": a == b, "-ne": a != b, "-gt": a > b, "-ge": a >= b,
                         "-lt": a < b, "-le": a <= b}[o]
             return None

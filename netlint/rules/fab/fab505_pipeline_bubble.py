@@ -41,6 +41,8 @@ class PipelineBubble(Rule):
             g, b, dp = job.int("global_batch"), job.int("micro_batch"), job.int("dp")
             if p is None or p <= 1 or None in (g, b, dp) or not b * dp or g % (b * dp):
                 continue
+            if min(g, b, dp, v) < 1:
+                continue  # no micro-batch to pipeline: a size of 0 stops the framework first
             m = g // (b * dp)
             wall = F.bubble_wall(p, m, v)
             if wall <= limit:
