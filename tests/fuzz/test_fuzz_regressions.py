@@ -1,0 +1,92 @@
+"""Every failure the fuzzers found, as a fixed input: a located finding or silence, never NL000."""
+
+from __future__ import annotations
+
+import pytest
+
+from fuzz_harness import lint_repo
+
+PG_HEADER = "# speed cable size xon xoff threshold xon_offset\n"
+
+
+def _at(report, code: str, words: str = "") -> list[tuple[str, int, int]]:
+    return [(f.file, f.span.line, f.span.col) for f in report.findings if f.code == code and words in f.message]
+
+
+def test_global_batch_0_with_a_pipeline_gives_no_bubble():
+    """FAB505 divided by the number of micro-batches, 0 when the global batch is 0 (nemo family)."""
+    report = lint_repo({"nemo_config.yaml": "trainer: {devices: 8, num_nodes: 2}\n"
+                        "model: {tensor_model_parallel_size: 2, pipeline_model_parallel_size: 4, "
+                        "micro_batch_size: 1, global_batch_size: 0}\n"})
+    assert _at(report, "FAB505") == []
+
+
+def test_too_deep_json_that_libyaml_cannot_locate_is_nl003_at_the_start():
+    """A surrogate escape libyaml refuses, inside a JSON nested past max-depth (ds-config family)."""
+    text = '{"train_batch_size": 8, "fp16": {"enabled": "\\udbdb\\u0013"}, "x": ' + "[" * 150 + "0" + "]" * 150 + "}"
+    report = lint_repo({"ds_config.json": text})
+    assert _at(report, "NL003", "nested too deeply (limits.max-depth)") == [("ds_config.json", 1, 1)]
+
+
+@pytest.mark.parametrize("row, code, col, words", [
+    ("4" * 4400 + " 5m 19456 19456 183296 0\n", "QOS112", 1, "speed '444444444444444444444444…' is not a port"),
+    ("400000 " + "5" * 4400 + "m 19456 19456 183296 0\n", "QOS112", 8, "is out of range: no port's CABLE_LENGTH"),
+    ("400000 5m " + "1" * 4400 + " 19456 183296 0\n", "QOS112", 11, "size '111111111111111111111111…' (4400 digits)"),
+    ("400000 5m 19456 19456 183296 -" + "1" * 4400 + "\n", "QOS112", 30, "(4400 digits) is out of range: bufferorch's stol"),
+])
+def test_pg_profile_lookup_numbers_past_any_integer_are_out_of_range(row, code, col, words):
+    """buffermgrd/bufferorch read these columns with stoul/stol, which throw out_of_range (corpus family)."""
+    report = lint_repo({"pg_profile_lookup.ini": PG_HEADER + row})
+    assert _at(report, code, words) == [("pg_profile_lookup.ini", 2, col)], \
+        [(f.code, f.span.line, f.span.col, f.message[:100]) for f in report.findings]
+
+
+PAST_PLANE_3 = "".join(f"X={{{chr(cp)}\n" for cp in range(0x40000, 0x110000, 0x1001))
+PARSE_MANY = f"""
+from netlint.shell.values import _parser
+data = {PAST_PLANE_3.encode()!r}
+for _ in range(2000):
+    _parser().parse(data)
+print("ok")
+"""
+
+
+def test_code_points_past_plane_3_do_not_crash_the_bash_parser():
+    """tree-sitter-bash 0.25.1 corrupts memory on them (a segmentation fault some parses later: bash
+    family); netlint hands it U+10000 instead, same length, so every offset is kept."""
+    import subprocess
+    import sys
+
+    for _ in range(4):  # the crash came in about two runs of five
+        r = subprocess.run([sys.executable, "-c", PARSE_MANY], capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0 and r.stdout == "ok\n", (r.returncode, r.stderr[-2000:])
+    from netlint.shell.values import _parser
+
+    tree = _parser().parse("X={\U000f0000}\necho ok\n".encode())
+    assert tree.root_node.children[1].start_point == (1, 0)  # `echo` on line 2, column 0: offsets kept
+    report = lint_repo({"train.sh": "export NCCL_IB_TIMEOUT=99\n" + PAST_PLANE_3})
+    assert _at(report, "NCCL316") == [("train.sh", 1, 24)]
+
+
+def test_test_operands_past_intmax_are_not_compared():
+    """`[ 999…9 -eq 1 ]`: bash says "integer expression expected" (status 2); int() refused 4,301
+    digits (corpus family). Neither branch is known, so the variable set in both stays unknown."""
+    big = "9" * 4400
+    report = lint_repo({"train.sh": f"if [ {big} -eq 1 ]; then export NCCL_IB_TIMEOUT=99; fi\n"
+                                    f"if [ 9223372036854775808 -gt 1 ]; then export NCCL_IB_TIMEOUT=98; fi\n"
+                                    f"X=$(( {big} + 1 ))\nexport NCCL_IB_TIMEOUT=$(( 010 + 12 ))\n"})
+    assert _at(report, "NCCL316") == []  # 010 is octal in bash: 8 + 12 = 20, NCCL's default
+    assert _at(report, "NL000") == []
+
+
+def test_model_sizes_past_a_double_leave_the_fabric_model_out():
+    """ffn_hidden_size 1e308 made the parameter count overflow a float in FAB501's model (nemo family)."""
+    report = lint_repo({"nemo_config.yaml": "trainer: {devices: 8, num_nodes: 2}\n"
+                        "model: {tensor_model_parallel_size: 16, pipeline_model_parallel_size: 1, micro_batch_size: 1, "
+                        "global_batch_size: 64, num_layers: 32, hidden_size: 4096, num_attention_heads: 32, "
+                        "encoder_seq_length: 4096, ffn_hidden_size: 1e308}\n",
+                        "inventory.yaml": "cluster: a\nnodes: {count: 2, gpus: 8, gpu: H100-SXM, nvlink_domain: 8}\n"
+                                          "fabric: {transport: roce}\n"})
+    # FAB501 weighs the TP traffic with the model; past a double there is no model, so it is silent
+    # (with ffn_hidden_size 14336 it reports TP 16 over the 8-GPU NVLink domain at 2:37)
+    assert _at(report, "FAB501") == []
