@@ -99,9 +99,11 @@ def load_config(path: Path | None, start: Path) -> tuple[Config, list[Finding]]:
         root = start if start.is_dir() else start.parent
         return Config(root=root), []
     shown = str(file)
-    try:
-        text = file.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+    from netlint.safe_read import Refused, read_bytes
+
+    try:  # a regular file within the default limits.max-file-mb (a FIFO named --config would block)
+        text = read_bytes(file).decode("utf-8")
+    except (Refused, UnicodeDecodeError) as exc:
         return Config(root=file.parent), [_config_finding(f"cannot read config: {exc}", Span(shown, 1, 1, 1, 1))]
     if file.name == "pyproject.toml":
         data, spans, problems = _read_toml(shown, text)

@@ -91,3 +91,13 @@ def test_a_file_over_max_file_mb_is_nl013_and_not_read(tmp_path):
     assert [(f["code"], f["file"], f["line"]) for f in rep["findings"]] == [("NL013", "train.env", 1)], shown(rep)
     assert "larger than limits.max-file-mb (1.0 MiB); it was not read" in rep["findings"][0]["message"]
     assert r.returncode == 1
+
+
+def test_a_fifo_named_as_the_configuration_is_a_config_error(tmp_path):
+    os.mkfifo(tmp_path / "netlint-ci.yaml")
+    (tmp_path / "train.env").write_text(ENV, encoding="utf-8")
+    from hostile_tools import run
+
+    r = run(tmp_path, ".", "--config", "netlint-ci.yaml")
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert "netlint-ci.yaml:1:1: NL008 cannot read config: a FIFO (named pipe), not a regular file" in r.stderr
