@@ -74,7 +74,7 @@ class CharIndex:
 
 
 def _name(word: Any) -> str:
-    return posixpath.basename(word.value) if isinstance(word.value, str) else ""
+    return posixpath.basename(word.value) if isinstance(getattr(word, "value", None), str) else ""
 
 
 def _escapes(word: Any, start: int, printf: bool) -> list[tuple[str, Any, int, int]]:
@@ -229,7 +229,7 @@ def _unwrap_name(argv: list) -> Any:
     from netlint.nccl.heredoc import _unwrap
 
     rest = _unwrap(argv)
-    return rest[0] if rest else argv[0]
+    return rest[0] if rest else argv[0] if argv else None  # a command of redirections only: no name
 
 
 def _in_strings(cmd: Any, text: str | None, posix: bool, conf_file: str | None, seen: set) -> list[tuple]:

@@ -90,3 +90,10 @@ def test_model_sizes_past_a_double_leave_the_fabric_model_out():
     # FAB501 weighs the TP traffic with the model; past a double there is no model, so it is silent
     # (with ffn_hidden_size 14336 it reports TP 16 over the 8-GPU NVLink domain at 2:37)
     assert _at(report, "FAB501") == []
+
+
+def test_a_command_left_with_no_words_after_recovery_is_no_writer():
+    """The reader skips lines it cannot read; what is left of a `case` is a command with no words, whose
+    name conf_writes looked up as argv[0] (bash family)."""
+    report = lint_repo({"train.sh": '    \nexport NNODES=LL128\ncase "$NCCL_IB_HCA" in\n  a|b) NNODES=$(( .nan * 2 / ${NNODES:-1} ))\nsrun python pretrain_gpt.py --deepspeed_config "$X" --async-mode "$X" --adam-beta1 99999999999999999999m --ffn-hidden-size -400G --ffn-hidden-size --num-layers 0 --error-injection-type 8 --use-megatron-fsdp ${ARGS[@]} \\\n     ;;\n  *) echo "${MASTER_ADDR:-mlx5_0,mlx5_1}" | sed "s/a/b/"\n\n'})
+    assert _at(report, "NL012", ".nan") == [("train.sh", 4, 15)]
