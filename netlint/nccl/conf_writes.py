@@ -229,7 +229,7 @@ def _unwrap_name(argv: list) -> Any:
     from netlint.nccl.heredoc import _unwrap
 
     rest = _unwrap(argv)
-    return rest[0] if rest else argv[0] if argv else None  # a command of redirections only: no name
+    return rest[0] if rest else argv[0] if argv else None  # a command with no words has no name
 
 
 def _in_strings(cmd: Any, text: str | None, posix: bool, conf_file: str | None, seen: set) -> list[tuple]:
