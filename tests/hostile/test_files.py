@@ -101,3 +101,12 @@ def test_a_fifo_named_as_the_configuration_is_a_config_error(tmp_path):
     r = run(tmp_path, ".", "--config", "netlint-ci.yaml")
     assert r.returncode == 2 and "Traceback" not in r.stderr
     assert "netlint-ci.yaml:1:1: NL008 cannot read config: a FIFO (named pipe), not a regular file" in r.stderr
+
+
+def test_a_folder_linked_into_itself_is_walked_once(tmp_path):
+    (tmp_path / "jobs").mkdir()
+    (tmp_path / "jobs" / "train.env").write_text(ENV, encoding="utf-8")
+    os.symlink("..", tmp_path / "jobs" / "up")  # jobs/up/jobs/up/... without end
+    os.symlink(tmp_path / "jobs", tmp_path / "jobs-link")
+    rep, r = report(tmp_path, ".")
+    assert [at(f) for f in rep["findings"]] == [("jobs/train.env", 2, 17)], shown(rep)
