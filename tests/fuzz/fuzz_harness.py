@@ -15,8 +15,7 @@ from hypothesis import HealthCheck, settings
 EXAMPLES = int(os.environ.get("NETLINT_FUZZ_EXAMPLES", "200"))
 LONG = "NETLINT_FUZZ_EXAMPLES" in os.environ
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, derandomize=not LONG, database=None, print_blob=True,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                                       HealthCheck.filter_too_much, HealthCheck.large_base_example])
+                suppress_health_check=list(HealthCheck))  # CI judges crashes, not generator speed
 
 
 def write(root: Path, files: dict[str, str]) -> None:
