@@ -70,6 +70,12 @@ def _inner_now(token: Scalar, offset: int, length: int) -> Span:
     return Span(sp.file, sp.line, col, sp.line, col + length, start, start + length)
 
 
+def _is_count(text: str) -> bool:
+    """ASCII digits a C reader takes as a number: not '²' or '٣' (str.isdigit says yes, int() fails or
+    reads them), not past 64 bits (stoul throws; Python's int() refuses 4,301 digits)."""
+    return text.isascii() and text.isdigit() and len(text) <= 19
+
+
 @lru_cache(maxsize=512)
 def _split(raw: str) -> tuple[tuple[tuple[int, int, int, str], ...], tuple[str, ...]]:
     items, bad = [], []
@@ -79,7 +85,7 @@ def _split(raw: str) -> tuple[tuple[tuple[int, int, int, str], ...], tuple[str, 
     for part in raw.split(","):
         text = part.strip()
         lead = len(part) - len(part.lstrip())
-        if text.isascii() and text.isdigit():
+        if _is_count(text):
             items.append((int(text), pos + lead, len(text), text))
         else:
             bad.append(text)
@@ -97,11 +103,11 @@ def split_list(token: Scalar) -> tuple[list[Scalar], list[str]]:
 def expand_range(text: str) -> list[int] | None:
     """``"3"`` → [3]; ``"3-4"`` → [3, 4]; ``"0-2"`` → [0, 1, 2]; anything else → None."""
     text = text.strip()
-    if text.isascii() and text.isdigit():
+    if _is_count(text):
         return [int(text)]
     if "-" in text:
         a, _, b = text.partition("-")
-        if a.strip().isascii() and a.strip().isdigit() and b.strip().isascii() and b.strip().isdigit():
+        if _is_count(a.strip()) and _is_count(b.strip()):
             lo, hi = int(a), int(b)
             if lo <= hi and hi - lo < 64:
                 return list(range(lo, hi + 1))

@@ -97,3 +97,19 @@ def test_a_command_left_with_no_words_after_recovery_is_no_writer():
     name conf_writes looked up as argv[0] (bash family)."""
     report = lint_repo({"train.sh": '    \nexport NNODES=LL128\ncase "$NCCL_IB_HCA" in\n  a|b) NNODES=$(( .nan * 2 / ${NNODES:-1} ))\nsrun python pretrain_gpt.py --deepspeed_config "$X" --async-mode "$X" --adam-beta1 99999999999999999999m --ffn-hidden-size -400G --ffn-hidden-size --num-layers 0 --error-injection-type 8 --use-megatron-fsdp ${ARGS[@]} \\\n     ;;\n  *) echo "${MASTER_ADDR:-mlx5_0,mlx5_1}" | sed "s/a/b/"\n\n'})
     assert _at(report, "NL012", ".nan") == [("train.sh", 4, 15)]
+
+
+def test_sonic_lists_and_ranges_past_64_bits_are_not_priorities():
+    """pfc_enable '3,<4,400 digits>' and a BUFFER_QUEUE key '0-<4,400 digits>' (corpus family): int()
+    refused them inside the SONiC loader; SONiC's own readers (stoul) throw on them too."""
+    import json
+
+    big = "9" * 4400
+    doc = {"PORT": {"Ethernet0": {"speed": "400000", "mtu": "9100"}},
+           "PORT_QOS_MAP": {"Ethernet0": {"pfc_enable": "3," + big, "dscp_to_tc_map": "AZURE"}},
+           "DSCP_TO_TC_MAP": {"AZURE": {"26": "3"}}}
+    report = lint_repo({"config_db.json": json.dumps(doc, indent=1)})
+    assert _at(report, "NL005", "pfc_enable: '3,999") == [("config_db.json", 10, 18)]
+    doc["BUFFER_QUEUE"] = {f"Ethernet0|0-{big}": {"profile": "p"}}  # a key libyaml cannot place (> 1024)
+    report = lint_repo({"config_db.json": json.dumps(doc, indent=1)})
+    assert _at(report, "NL005", "BUFFER_QUEUE|Ethernet0|0-999") == [("config_db.json", 1, 1)]
