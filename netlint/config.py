@@ -153,7 +153,7 @@ def _read_yaml(shown: str, text: str) -> tuple[dict, dict[str, Span], list[Findi
 
 
 def _read_toml(shown: str, text: str) -> tuple[dict, dict[str, Span], list[Finding]]:
-    from netlint.parsing import parse_toml
+    from netlint.parsing_toml import parse_toml
 
     try:
         data = parse_toml(shown, text)

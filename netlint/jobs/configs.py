@@ -220,7 +220,7 @@ _KV = re.compile(r"^\s*([A-Za-z0-9_\-]+)\s*=\s*(\"[^\"]*\"|'[^']*'|[^#\s][^#]*?)
 
 def toml_scalars(file: str, text: str) -> dict[str, Scalar]:
     """``section.key`` → Scalar (value from tomllib, span from a line scan of simple ``k = v`` lines)."""
-    from netlint.parsing import parse_toml
+    from netlint.parsing_toml import parse_toml
 
     data = parse_toml(file, text)  # ParseError past netlint's limits or TOML's 64-bit integers
     ft = FileText(file, text)
