@@ -113,3 +113,15 @@ def test_sonic_lists_and_ranges_past_64_bits_are_not_priorities():
     doc["BUFFER_QUEUE"] = {f"Ethernet0|0-{big}": {"profile": "p"}}  # a key libyaml cannot place (> 1024)
     report = lint_repo({"config_db.json": json.dumps(doc, indent=1)})
     assert _at(report, "NL005", "BUFFER_QUEUE|Ethernet0|0-999") == [("config_db.json", 1, 1)]
+
+
+def test_tcpx_bindings_past_any_cpu_id_are_not_bindings():
+    """A CPU range of 4,400 digits in NCCL_GPUDIRECTTCPX_RX_BINDINGS (corpus family): NCCL332 read it
+    with int(); it is no binding, so the overlap rule has nothing to compare."""
+    big = "9" * 4400
+    report = lint_repo({"tcpx.env": 'NCCL_GPUDIRECTTCPX_TX_BINDINGS="eth1:8-21,112-125"\n'
+                                    f'NCCL_GPUDIRECTTCPX_RX_BINDINGS="eth1:22-35,124-{big}"\n'})
+    assert _at(report, "NCCL332") == []
+    report = lint_repo({"tcpx.env": 'NCCL_GPUDIRECTTCPX_TX_BINDINGS="eth1:8-21,112-125"\n'
+                                    'NCCL_GPUDIRECTTCPX_RX_BINDINGS="eth1:22-35,124-139"\n'})
+    assert _at(report, "NCCL332") == [("tcpx.env", 2, 32)]  # the same with a real range overlaps

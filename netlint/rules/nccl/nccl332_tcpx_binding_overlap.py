@@ -6,7 +6,7 @@ from typing import Iterator
 from netlint.findings import Finding, Related, Severity
 from netlint.rules.base import Rule
 
-_RANGE = re.compile(r"^(\d+)(?:-(\d+))?$")
+_RANGE = re.compile(r"^([0-9]{1,9})(?:-([0-9]{1,9}))?$")  # ASCII CPU ids; past 10^9 none exists
 
 
 def parse_bindings(text: str) -> dict[str, set[int]] | None:
