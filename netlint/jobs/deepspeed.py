@@ -146,7 +146,9 @@ def parse_hostfile(file: str, text: str) -> Hostfile:
         if not stripped or stripped.startswith("#"):
             continue
         m = _HOST.search(stripped)
-        if m is None:
+        if m is None or len(m.group(2)) > 4300:
+            # past 4,300 digits DeepSpeed's own int(match.group(2)) raises ValueError and the launcher
+            # stops, as on a bad line (microsoft/DeepSpeed@38327e07 deepspeed/launcher/runner.py L242)
             bad.append((stripped, ft.span(start, start + len(stripped))))
             continue
         name = Scalar(m.group(1), ft.span(start + m.start(1), start + m.end(1)), m.group(1))

@@ -125,3 +125,19 @@ def test_tcpx_bindings_past_any_cpu_id_are_not_bindings():
     report = lint_repo({"tcpx.env": 'NCCL_GPUDIRECTTCPX_TX_BINDINGS="eth1:8-21,112-125"\n'
                                     'NCCL_GPUDIRECTTCPX_RX_BINDINGS="eth1:22-35,124-139"\n'})
     assert _at(report, "NCCL332") == [("tcpx.env", 2, 32)]  # the same with a real range overlaps
+
+
+def test_rampup_with_micro_batch_0_is_not_a_divisibility_question():
+    """MICRO_BATCH_SIZE=00 with --rampup-batch-size (corpus family, a BigScience launch): JOB420 took
+    the start batch modulo micro batch × DP = 0."""
+    report = lint_repo({"train.sh": "torchrun --nproc_per_node 8 --nnodes 2 pretrain_gpt.py --tensor-model-parallel-size 2 "
+                                    "--micro-batch-size 00 --rampup-batch-size 192 16 9_765_625 "
+                                    "--global-batch-size 2048\n"})
+    assert _at(report, "JOB420", "micro batch") == []  # only its deprecation note stays (1:109)
+    assert _at(report, "JOB420") == [("train.sh", 1, 109)]
+
+
+def test_hostfile_slots_past_4300_digits_are_a_bad_line():
+    """DeepSpeed's own int() raises on them and the launcher stops, as on a bad line (corpus family)."""
+    report = lint_repo({"hostfile": "worker-1 slots=8\nworker-2 slots=" + "9" * 4400 + "\n"})
+    assert [(f.code, f.span.line) for f in report.findings if f.file == "hostfile"] == [("JOB435", 2)]

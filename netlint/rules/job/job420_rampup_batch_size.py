@@ -113,6 +113,8 @@ class RampupBatchSize(Rule):
         b, dp = job.int("micro_batch"), job.int("dp")
         if b is None or dp is None or (mlm and "--decrease-batch-size-if-needed" in job.args):
             return
+        if b < 1 or dp < 1:
+            return  # no micro batch or no data-parallel rank: nothing is divisible by it
         m = b * dp
         rel = related((job.micro_batch, "micro batch"), (job.world_size, "world size"))
         if s % m:
