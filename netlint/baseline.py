@@ -44,12 +44,14 @@ class Baseline:
 
     @classmethod
     def read(cls, path: Path) -> "Baseline":
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise BaselineError(f"baseline file not found: {path}") from None
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise BaselineError(f"cannot read baseline {path}: {exc}") from None
+        from netlint.safe_read import Refused, exists, read_bytes
+
+        if not exists(path):
+            raise BaselineError(f"baseline file not found: {path}")
+        try:  # a regular file within limits.max-file-mb; ValueError: an integer past 4,300 digits
+            data = json.loads(read_bytes(path).decode("utf-8"))
+        except (Refused, UnicodeDecodeError, ValueError, RecursionError) as exc:
+            raise BaselineError(f"cannot read baseline {path}: {str(exc)[:200]}") from None
         if not isinstance(data, dict) or data.get("netlint-baseline") != FORMAT_VERSION \
                 or not isinstance(data.get("findings"), list):
             raise BaselineError(f"{path} is not a netlint baseline (version {FORMAT_VERSION})")

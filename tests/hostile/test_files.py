@@ -110,3 +110,20 @@ def test_a_folder_linked_into_itself_is_walked_once(tmp_path):
     os.symlink(tmp_path / "jobs", tmp_path / "jobs-link")
     rep, r = report(tmp_path, ".")
     assert [at(f) for f in rep["findings"]] == [("jobs/train.env", 2, 17)], shown(rep)
+
+
+@pytest.mark.parametrize("kind", ["fifo", "deep", "big-int"])
+def test_a_hostile_baseline_is_a_located_error_not_a_hang(tmp_path, kind):
+    """The baseline may come with the pull request under review, like any other file."""
+    path = tmp_path / "baseline.json"
+    if kind == "fifo":
+        os.mkfifo(path)
+    else:
+        inner = "[" * 10000 + "]" * 10000 if kind == "deep" else "9" * 5000
+        path.write_text('{"netlint-baseline": 1, "findings": [%s]}' % inner, encoding="utf-8")
+    (tmp_path / "train.env").write_text(ENV, encoding="utf-8")
+    from hostile_tools import run
+
+    r = run(tmp_path, ".", "--baseline", "baseline.json")
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert "baseline.json:1:1: NL008 cannot read baseline" in r.stderr, r.stderr[-500:]
