@@ -151,7 +151,8 @@ def _lint_in(opts: Options, config: Config, config_errors: list[Finding], partia
     if walked_out is not None:
         from netlint.named_files import shown_files
 
-        shown = shown_files(ws, results, walked_out)
+        shown = _guard("--show-files", Span(_config_display(config), 1, 1, 1, 1, 0, 0), kept, shown_files,
+                       ws, results, walked_out, default=[])
     else:
         shown = None
     return Report(kept, ws, config, config_errors, files, stale, shown)
