@@ -38,6 +38,9 @@ class Settings(BaseModel):
     mfu: Annotated[float, Field(gt=0, le=1)] | None = Field(None, description="Model FLOPs utilisation for step time")
     rules: dict[str, dict[str, Any]] = Field(default_factory=dict, description="Per-rule options")
     limits: Limits = Field(default_factory=Limits, description="Bounds on what is read (netlint/limits.py)")
+    docs_url: Annotated[str, Field(pattern=r"^https?://\S+$")] | None = Field(
+        None, alias="docs-url", description="Where netlint's docs/rules pages are published (e.g. "
+        "https://github.com/ORG/netlint/blob/COMMIT/docs/rules): SARIF helpUri and `netlint rule` link there")
 
 
 class Config:

@@ -20,5 +20,16 @@ def run(args) -> int:
     print(f"# {rule.code} {rule.name}\n")
     print(f"Default severity: {rule.severity}. {rule.summary}.\n")
     print(rule.docs())
-    print(f"\nDocs: {rule.help_uri()}")
+    uri = rule.help_uri(_docs_url())
+    if uri:  # only where the user publishes the pages (docs-url); netlint has no web site
+        print(f"\nDocs: {uri}")
     return 0
+
+
+def _docs_url() -> str | None:
+    from pathlib import Path
+
+    from netlint.config import load_config
+
+    config, problems = load_config(None, Path.cwd())
+    return None if problems else config.settings.docs_url

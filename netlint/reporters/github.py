@@ -2,11 +2,12 @@
 
     ::error file=switches/leaf01/config_db.json,line=13,endLine=13,col=50,endColumn=56,title=QOS108 port-mtu-too-small::port MTU 1500 ...
 
-``error``/``warning``/``notice`` by severity. Escaping follows actions/toolkit (research/linter-anchors.md
-§2b): in the message ``%`` → ``%25``, CR → ``%0D``, LF → ``%0A`` (``%`` first, so a literal ``%0A`` stays
-text); in property values (file, title) also ``:`` → ``%3A`` and ``,`` → ``%2C``. ``col``/``endColumn``
-are given only for one-line spans: GitHub ignores columns across lines. Paths are relative to the
-repository (``GITHUB_WORKSPACE``), which is where GitHub looks for them.
+``error``/``warning``/``notice`` by severity. Escaping follows actions/toolkit
+``packages/core/src/command.ts`` (``escapeData``/``escapeProperty``): in the message ``%`` →
+``%25``, CR → ``%0D``, LF → ``%0A`` (``%`` first, so a literal ``%0A`` stays text); in property
+values (file, title) also ``:`` → ``%3A`` and ``,`` → ``%2C``. ``col``/``endColumn`` are given only
+for one-line spans: GitHub ignores columns across lines. Paths are relative to the repository
+(``GITHUB_WORKSPACE``), which is where GitHub looks for them.
 
 GitHub shows at most 10 error and 10 warning annotations per step (50 per job); every finding is
 still printed, in the log, and a plain summary line says so when the limit is passed. Chosen

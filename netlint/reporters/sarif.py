@@ -1,11 +1,13 @@
 """SARIF 2.1.0 for GitHub code scanning and editors.
 
-Follows research/linter-anchors.md §2a:
+Follows GitHub's "SARIF support for code scanning"
+(https://docs.github.com/en/code-security/code-scanning/integrating-with-code-scanning/sarif-support-for-code-scanning)
+and the OASIS SARIF 2.1.0 standard:
 
-* ``tool.driver`` with name, version, ``informationUri`` and a ``rules[]`` descriptor for every
-  ``ruleId`` in the results (short and full description, ``help.text`` and ``help.markdown``,
-  ``helpUri``, default level, tags, precision, ``problem.severity``); results point at it with
-  ``ruleIndex``.
+* ``tool.driver`` with name, version and a ``rules[]`` descriptor for every ``ruleId`` in the
+  results (short and full description, ``help.text`` and ``help.markdown``, default level, tags,
+  precision, ``problem.severity``); results point at it with ``ruleIndex``. ``helpUri`` and
+  ``informationUri`` only with ``docs-url`` configured (netlint/rule_pages.py).
 * Paths relative to the repository root (``%SRCROOT%``, defined in ``originalUriBaseIds``), full
   1-based regions with columns in UTF-16 code units (``columnKind: utf16CodeUnits``), which is what
   GitHub expects; related locations, linked from the message (``[text](id)``); ``fixes[]`` for text
@@ -35,7 +37,6 @@ MAX_DESCRIPTION = 1024    # shortDescription / fullDescription text
 MAX_NAME = 255            # rule name
 MAX_TAGS = 20             # tags per rule
 MAX_RELATED = 1000        # relatedLocations per result
-INFORMATION_URI = "https://netlint.dev"
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 SRCROOT = "%SRCROOT%"
 
@@ -101,28 +102,34 @@ def fingerprint(f, occurrence: int = 0) -> str:
     return f"{digest}:{occurrence + 1}"
 
 
-def _markdown(rule_cls) -> str:
-    docs = rule_cls.docs()
-    return f"**{rule_cls.code} {rule_cls.name}**: {rule_cls.summary}\n\n{docs}\n\n" \
-           f"[Rule documentation]({rule_cls.help_uri()})"
+def _markdown(rule_cls, uri: str | None) -> str:
+    from netlint.rule_pages import to_markdown
+
+    text = f"**{rule_cls.code} {rule_cls.name}**: {rule_cls.summary}\n\n{to_markdown(rule_cls.docs())}"
+    return text + (f"\n\n[Rule documentation]({uri})" if uri else "")
 
 
-def rule_descriptor(rule_cls) -> dict:
+def rule_descriptor(rule_cls, docs_url: str | None = None) -> dict:
+    """``helpUri`` only when the user configured where the rule pages live (``docs-url``)."""
     docs = rule_cls.docs()
+    uri = rule_cls.help_uri(docs_url)
     first = docs.split("\n\n")[0].replace("\n", " ")
     severity = str(rule_cls.severity)
     tags = list(dict.fromkeys(t for t in ("netlint", rule_cls.family(), *rule_cls.tags) if t))[:MAX_TAGS]
-    return {
+    descriptor = {
         "id": rule_cls.code,
         "name": _clip(rule_cls.name, MAX_NAME),
         "shortDescription": {"text": _clip(rule_cls.summary, MAX_DESCRIPTION)},
         "fullDescription": {"text": _clip(first, MAX_DESCRIPTION)},
-        "help": {"text": docs or rule_cls.summary, "markdown": _markdown(rule_cls)},
-        "helpUri": rule_cls.help_uri(),
+        "help": {"text": docs or rule_cls.summary, "markdown": _markdown(rule_cls, uri)},
+        "helpUri": uri,
         "defaultConfiguration": {"level": LEVELS[severity]},
         "properties": {"tags": tags, "precision": "high",
                        "problem.severity": "recommendation" if severity == "info" else severity},
     }
+    if uri is None:
+        del descriptor["helpUri"]
+    return descriptor
 
 
 def _unknown_descriptor(code: str, severity: str) -> dict:
@@ -173,6 +180,11 @@ def _suppression(f) -> dict:
     return out
 
 
+def _docs_url(report) -> str | None:
+    config = getattr(report, "config", None)
+    return getattr(getattr(config, "settings", None), "docs_url", None)
+
+
 def build(report, options) -> dict:
     from netlint import __version__
     from netlint.rules.base import load_rules
@@ -186,12 +198,13 @@ def build(report, options) -> dict:
         left_out = len(findings) - MAX_RESULTS
         findings = [f for f in findings if id(f) in kept]
     registry = load_rules()
+    docs_url = _docs_url(report)
     used = sorted({f.code for f in findings}, key=lambda c: (c not in registry, c))
     index = {code: i for i, code in enumerate(used)}
     descriptors = []
     for code in used:
         if code in registry:
-            descriptors.append(rule_descriptor(registry[code]))
+            descriptors.append(rule_descriptor(registry[code], docs_url))
         else:
             sev = next(str(f.severity) for f in findings if f.code == code)
             descriptors.append(_unknown_descriptor(code, sev))
@@ -223,14 +236,15 @@ def build(report, options) -> dict:
             "message": {"text": f"{left_out} less severe results were left out: GitHub code scanning "
                                 f"accepts at most {MAX_RESULTS} results per run"}}]
     root_uri = paths.top.as_uri().rstrip("/") + "/"
+    driver: dict = {"name": "netlint", "version": __version__, "semanticVersion": __version__}
+    if docs_url:  # the rules index (docs/rules/README.md) where the user publishes it
+        driver["informationUri"] = docs_url
+    driver["rules"] = descriptors
     return {
         "$schema": SCHEMA,
         "version": "2.1.0",
         "runs": [{
-            "tool": {"driver": {"name": "netlint", "version": __version__,
-                                "semanticVersion": __version__,
-                                "informationUri": INFORMATION_URI,
-                                "rules": descriptors}},
+            "tool": {"driver": driver},
             "originalUriBaseIds": {SRCROOT: {"uri": root_uri}},
             "columnKind": "utf16CodeUnits",
             "results": results,

@@ -16,7 +16,6 @@ if TYPE_CHECKING:
     from netlint.workspace import Workspace
 
 REGISTRY: dict[str, type["Rule"]] = {}
-DOCS_URL = "https://netlint.dev/rules/{code}"
 
 
 class Rule:
@@ -56,8 +55,12 @@ class Rule:
         return inspect.cleandoc(cls.__doc__ or "")
 
     @classmethod
-    def help_uri(cls) -> str:
-        return DOCS_URL.format(code=cls.code.lower())
+    def help_uri(cls, docs_url: str | None = None) -> str | None:
+        """The rule's page (docs/rules/CODE.md) under the configured ``docs-url``, else None:
+        netlint has no web site, so a link is only given where the user publishes the pages."""
+        from netlint.rule_pages import help_uri
+
+        return help_uri(cls.code, docs_url)
 
     @classmethod
     def family(cls) -> str:
