@@ -10,7 +10,7 @@ import argparse
 import importlib
 import sys
 
-COMMANDS = ("check", "rules", "rule", "model", "path", "policy", "advisories")
+COMMANDS = ("check", "rules", "rule", "model", "path", "policy", "advisories", "server", "schema")
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
 

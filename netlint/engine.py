@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 from netlint.config import Config, load_config, matches_code
 from netlint.discovery import Candidate, discover, display_path
@@ -29,6 +30,8 @@ class Options:
     baseline: Path | None = None
     force_exclude: bool = False
     show_files: bool = False  # keep what was read as what (``netlint check --show-files``)
+    # Reads one file instead of :func:`load_file`: the language server's warm cache (netlint/server).
+    load: Callable[[Candidate], FileResult] | None = None
 
 
 @dataclass
@@ -104,7 +107,8 @@ def _lint_in(opts: Options, config: Config, config_errors: list[Finding], partia
     inventory_cand = _inventory_candidate(opts, config, cands)
     if inventory_cand is not None and all(c.abspath != inventory_cand.abspath for c in cands):
         cands.append(inventory_cand)
-    results = _load_all(cands, opts.jobs)
+    load_all = _loading(opts)
+    results = load_all(cands)
 
     ws = Workspace(root=config.root, config=config)
     findings: list[Finding] = []
@@ -115,7 +119,7 @@ def _lint_in(opts: Options, config: Config, config_errors: list[Finding], partia
     # Files the inventory points at (switch configs, NIC configs) are context even when not walked.
     for cand in _guard("inventory references", at, findings, _inventory_references, ws, findings, default=[]):
         if all(r.rel != cand.rel for r in results):
-            extra = load_file(cand)
+            extra = load_all([cand])[0]
             results.append(extra)
             _join(ws, [extra], findings)
 
@@ -123,7 +127,7 @@ def _lint_in(opts: Options, config: Config, config_errors: list[Finding], partia
         from netlint.context import expand
 
         ws.targets = _guard("context loading", at, findings, expand, ws, results, given, config, wanted,
-                            lambda more: _load_all(more, opts.jobs), lambda new: _join(ws, new, findings),
+                            load_all, lambda new: _join(ws, new, findings),
                             default=set(given))
     from netlint.jobs.pairing import join as join_deepspeed
 
@@ -156,6 +160,12 @@ def _lint_in(opts: Options, config: Config, config_errors: list[Finding], partia
     else:
         shown = None
     return Report(kept, ws, config, config_errors, files, stale, shown)
+
+
+def _loading(opts: Options) -> Callable[[list[Candidate]], list[FileResult]]:
+    if opts.load is not None:
+        return lambda cands: [opts.load(c) for c in cands]
+    return lambda cands: _load_all(cands, opts.jobs)
 
 
 def _config_display(config: Config) -> str:
