@@ -110,7 +110,6 @@ def write(path: Path, findings: Iterable[Finding], keep_from: "Baseline | None" 
            "note": "Findings accepted as of this file; netlint check --baseline reports only new ones. "
                    "Matched by file, rule and key, not by line.",
            "findings": entries}
-    path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     tmp.replace(path)

@@ -38,6 +38,9 @@ class Settings(BaseModel):
     mfu: Annotated[float, Field(gt=0, le=1)] | None = Field(None, description="Model FLOPs utilisation for step time")
     rules: dict[str, dict[str, Any]] = Field(default_factory=dict, description="Per-rule options")
     limits: Limits = Field(default_factory=Limits, description="Bounds on what is read (netlint/limits.py)")
+    required_version: str | None = Field(None, alias="required-version",
+                                         description="netlint releases this configuration is written for "
+                                                     "(PEP 440 specifier, e.g. '>=0.2'; a bare version: exactly)")
     docs_url: Annotated[str, Field(pattern=r"^https?://\S+$")] | None = Field(
         None, alias="docs-url", description="Where netlint's docs/rules pages are published (e.g. "
         "https://github.com/ORG/netlint/blob/COMMIT/docs/rules): SARIF helpUri and `netlint rule` link there")
@@ -49,6 +52,7 @@ class Config:
         self.settings = settings or Settings()
         self.root = (root or Path.cwd()).resolve()
         self.file = file
+        self.key_spans: dict[str, Span] = {}  # where each top-level key is written (located NL008)
 
     def rule_options(self, code: str) -> dict[str, Any]:
         return self.settings.rules.get(code, {})
@@ -134,7 +138,16 @@ def load_config(path: Path | None, start: Path) -> tuple[Config, list[Finding]]:
                 msg = f"config {where}: {err['msg']}"
             findings.append(_config_finding(msg, span))
         return Config(root=file.parent, file=file), findings
-    return Config(settings, root=file.parent, file=file), []
+    config = Config(settings, root=file.parent, file=file)
+    config.key_spans = spans
+    if settings.required_version is not None:
+        from netlint import __version__
+        from netlint.version_check import unmet
+
+        why = unmet(settings.required_version, __version__)
+        if why:
+            return config, [_config_finding(why, spans.get("required-version", Span(shown, 1, 1, 1, 1)))]
+    return config, []
 
 
 def _config_finding(message: str, span: Span) -> Finding:
@@ -152,7 +165,30 @@ def _read_yaml(shown: str, text: str) -> tuple[dict, dict[str, Span], list[Findi
     root = docs[0].root
     if not isinstance(root, MapNode):
         return {}, {}, [_config_finding("config must be a mapping", getattr(root, "span", Span(shown, 1, 1, 1, 1)))]
-    return plain(root), {str(k): root.key_span(k) for k in root}, []
+    spans = {str(k): root.key_span(k) for k in root}
+    spans.update(_code_spans(root))
+    return plain(root), spans, []
+
+
+def _code_spans(root: MapNode) -> dict[str, Span]:
+    """Where each rule code of select/ignore/per-file-ignores/severity is written, keyed
+    ``select:CODE`` or ``per-file-ignores:PATTERN:CODE`` (netlint.codes locates NL008 there)."""
+    out: dict[str, Span] = {}
+
+    def items(prefix: str, node) -> None:
+        for item in node if isinstance(node, list) else ():
+            if isinstance(item, Scalar) and isinstance(item.value, str):
+                out.setdefault(f"{prefix}:{item.value}", item.span)
+
+    for key in ("select", "ignore"):
+        items(key, root.get(key))
+    files = root.get("per-file-ignores")
+    for pattern, codes in files.items() if isinstance(files, MapNode) else ():
+        items(f"per-file-ignores:{plain(pattern)}", codes)
+    levels = root.get("severity")
+    for code in levels if isinstance(levels, MapNode) else ():
+        out.setdefault(f"severity:{plain(code)}", levels.key_span(code))
+    return out
 
 
 def _read_toml(shown: str, text: str) -> tuple[dict, dict[str, Span], list[Finding]]:

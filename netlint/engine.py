@@ -22,6 +22,7 @@ class Options:
     inventory: Path | None = None
     select: list[str] | None = None
     ignore: list[str] | None = None
+    extend_select: list[str] | None = None  # added to select (the command line's or the config's)
     jobs: int | None = None
     # Suppressions (issue 5): `# netlint: disable=...` comments, a baseline file, and the pre-commit
     # mode where named files are treated like walked ones (config excludes apply, unknown formats
@@ -79,6 +80,12 @@ def _lint(opts: Options) -> Report:
     first = opts.paths[0] if opts.paths else Path(".")
     start = first if first.is_dir() else first.parent
     config, config_errors = load_config(opts.config_file, start.resolve() if start.exists() else Path.cwd())
+    if not config_errors:  # a mistyped code would select nothing and pass: NL008, nothing is linted
+        from netlint.codes import check as check_codes
+
+        config_errors = check_codes(config, opts)
+        if config_errors:
+            return Report([], Workspace(root=config.root, config=config), config, config_errors, [])
     # Only files named (pre-commit, an editor): report on them, load the rest as context (context.py).
     partial = bool(opts.paths) and not any(Path(p).is_dir() for p in opts.paths)
     if partial and config.file is None:
@@ -273,6 +280,9 @@ def filter_findings(findings: list[Finding], ws: Workspace, config: Config, opts
     ``checked`` are the files netlint recognised; only their ``# netlint:`` comments are read."""
     s = config.settings
     select = opts.select if opts.select else (s.select or ["ALL"])
+    extend = getattr(opts, "extend_select", None)
+    if extend and "ALL" not in (c.upper() for c in select):
+        select = [*select, *extend]
     ignore = (opts.ignore or []) + s.ignore
 
     def enabled(code: str, file: str) -> bool:

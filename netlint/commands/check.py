@@ -6,21 +6,33 @@ import os
 import sys
 from pathlib import Path
 
+from netlint.outputs import write_text
+
 
 def add_parser(sub) -> None:
     p = sub.add_parser("check", help="lint files and directories (default: .)")
     p.add_argument("paths", nargs="*", type=Path, help="files or directories (default: .)")
-    p.add_argument("--format", choices=("text", "json", "sarif", "github"), default=None,
-                   help="output format (default: text; github when GITHUB_ACTIONS=true)")
+    p.add_argument("--format", choices=FORMATS, default=None,
+                   help="output format (default: $NETLINT_OUTPUT_FORMAT, else github when GITHUB_ACTIONS=true, "
+                        "else text)")
     p.add_argument("--output-file", "-o", type=Path, help="write the report to this file")
     p.add_argument("--select", help="comma-separated rule codes or prefixes to enable")
     p.add_argument("--ignore", help="comma-separated rule codes or prefixes to disable")
+    p.add_argument("--extend-select", help="comma-separated rule codes or prefixes to enable on top of the "
+                                           "selection (--select or the config's select)")
     p.add_argument("--config", type=Path, help="configuration file (default: found upward)")
     p.add_argument("--inventory", type=Path, help="cluster inventory file")
     p.add_argument("--exit-zero", action="store_true", help="exit 0 even when findings are reported")
     p.add_argument("--fail-on", choices=("error", "warning", "info"),
                    help="lowest severity that makes the exit code 1 (default: warning)")
-    p.add_argument("--statistics", action="store_true", help="show a count per rule")
+    p.add_argument("--statistics", action="store_true",
+                   help="show a count per rule instead of the findings (text; a statistics object in json)")
+    p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                   help="colour the text report (auto: on a terminal, unless NO_COLOR is set; FORCE_COLOR "
+                        "forces it)")
+    p.add_argument("--stdin-filename", type=Path, metavar="PATH",
+                   help="lint the text read from stdin as the content of PATH (an existing file of the "
+                        "repository, which gives the context), for editors")
     p.add_argument("--quiet", "-q", action="store_true", help="print nothing; only the exit code")
     p.add_argument("--jobs", type=int, default=None, help="worker processes for loading (default: 1)")
     p.add_argument("--verbose", "-v", action="store_true",
@@ -49,13 +61,56 @@ def add_parser(sub) -> None:
     p.add_argument("--fix-only", action="store_true", help="apply fixes; do not report remaining findings")
 
 
+FORMATS = ("text", "json", "sarif", "github")
+
+
 def run(args) -> int:
+    from netlint.outputs import OutputError
+
+    try:
+        return _run(args)
+    except OutputError as exc:  # a path netlint was asked to write: one line, exit 2, no traceback
+        sys.stderr.write(f"netlint: error: {exc}\n")
+        return 2
+
+
+def _usage_error(args) -> str | None:
+    """What makes the command line unusable before anything is read (exit 2), or None."""
+    from netlint.outputs import OutputError, check_writable
+
+    if args.jobs is not None and args.jobs < 1:
+        return f"--jobs must be 1 or more (got {args.jobs})"
+    env_format = os.environ.get("NETLINT_OUTPUT_FORMAT", "")
+    if args.format is None and env_format and env_format not in FORMATS:
+        return f"NETLINT_OUTPUT_FORMAT={env_format!r} is not a format ({', '.join(FORMATS)})"
+    if args.stdin_filename is not None:
+        if args.fix or args.fix_only:
+            return "--stdin-filename lints stdin; it writes no file (use --diff to see the fixes)"
+        if args.paths:
+            return "--stdin-filename takes no PATH arguments (the file is the one named)"
+    for flag, path in (("--output-file", args.output_file), ("--sarif-file", args.sarif_file),
+                       ("--write-baseline", args.write_baseline)):
+        if path is not None:
+            try:
+                check_writable(flag, path)
+            except OutputError as exc:
+                return str(exc)
+    return None
+
+
+def _run(args) -> int:
     from netlint.config import parse_codes
     from netlint.engine import Options, lint
     from netlint.findings import Severity
 
-    opts = Options(paths=args.paths or [Path(".")], config_file=args.config, inventory=args.inventory,
+    problem = _usage_error(args)
+    if problem:
+        sys.stderr.write(f"netlint: error: {problem}\n")
+        return 2
+    paths = [args.stdin_filename] if args.stdin_filename is not None else args.paths
+    opts = Options(paths=paths or [Path(".")], config_file=args.config, inventory=args.inventory,
                    select=parse_codes(args.select) or None, ignore=parse_codes(args.ignore) or None,
+                   extend_select=parse_codes(args.extend_select) or None,
                    jobs=args.jobs, inline_suppressions=not args.no_inline_suppressions,
                    baseline=args.baseline, force_exclude=args.force_exclude, show_files=args.show_files)
     from netlint.safe_read import exists
@@ -64,14 +119,22 @@ def run(args) -> int:
     if missing:
         sys.stderr.write(f"netlint: error: no such file or directory: {missing[0]}\n")
         return 2
+    from netlint.terminal import Progress
+
     try:
-        report = lint(opts)
+        with Progress(sys.stderr), _stdin_as(args.stdin_filename):
+            report = lint(opts)
     except Exception as exc:  # never a partial report: what failed outside any one file or rule
         report = failed_report(opts, exc)
     _internal_errors_to_stderr(report, getattr(args, "verbose", False))
     if report.config_errors:
+        from netlint.codes import FLAG_LINE
+
         for f in report.config_errors:
-            sys.stderr.write(f"{f.span.file}:{f.span.line}:{f.span.col}: {f.code} {f.message}\n")
+            if f.span.line == FLAG_LINE:  # a code given on the command line: no file to point at
+                sys.stderr.write(f"netlint: error: {f.message} ({f.code})\n")
+            else:
+                sys.stderr.write(f"{f.span.file}:{f.span.line}:{f.span.col}: {f.code} {f.message}\n")
         return 2
     if args.show_files:
         return _show_files(args, report)
@@ -92,13 +155,17 @@ def run(args) -> int:
     if fix_run is not None:
         code = fixcli.exit_code(fix_run, args, code)
     args.exit_code = code
-    fmt = args.format or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
+    fmt = args.format or os.environ.get("NETLINT_OUTPUT_FORMAT") or \
+        ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
     if fix_run is not None and (args.diff or args.fix_only):
         if not args.quiet:
             sys.stdout.write(fix_run.diff() if args.diff else "")
             (sys.stderr if args.diff else sys.stdout).write(fixcli.summary(fix_run, args) + "\n")
         return code
     if not args.quiet:
+        from netlint.terminal import use_color
+
+        args.color_enabled = fmt == "text" and use_color(args.color, None if args.output_file else sys.stdout)
         out = _render(fmt, report, args)
         if fix_run is not None:
             if fmt == "text" and not args.output_file:
@@ -106,12 +173,24 @@ def run(args) -> int:
             else:
                 sys.stderr.write(fixcli.summary(fix_run, args) + "\n")
         if args.output_file:
-            args.output_file.write_text(out, encoding="utf-8")
+            write_text("--output-file", args.output_file, out)
         else:
             sys.stdout.write(out)
     if args.sarif_file is not None:
-        args.sarif_file.write_text(_render("sarif", report, args), encoding="utf-8")
+        write_text("--sarif-file", args.sarif_file, _render("sarif", report, args))
     return code
+
+
+def _stdin_as(path: Path | None):
+    """While linting, the file ``path`` reads as stdin's bytes (the fixer's overlay), so an editor's
+    unsaved buffer is linted with the rest of the repository as context."""
+    from contextlib import nullcontext
+
+    if path is None:
+        return nullcontext()
+    from netlint.fix.files import key, overlay
+
+    return overlay({key(path): sys.stdin.buffer.read()})
 
 
 def failed_report(opts, exc: BaseException):
@@ -168,7 +247,7 @@ def _show_files(args, report) -> int:
     rows = report.shown or []
     out = "".join(f"{path}: {what}\n" for path, what in rows)
     if args.output_file:
-        args.output_file.write_text(out, encoding="utf-8")
+        write_text("--output-file", args.output_file, out)
     elif not args.quiet:
         sys.stdout.write(out)
     return 2 if report.internal_error else 0
@@ -183,7 +262,12 @@ def _write_baseline(args, report) -> int:
             previous = Baseline.read(args.write_baseline)
         except BaselineError:
             previous = None
-    n = write(args.write_baseline, report.findings, previous, report.workspace.targets)
+    try:
+        n = write(args.write_baseline, report.findings, previous, report.workspace.targets)
+    except OSError as exc:
+        from netlint.outputs import OutputError
+
+        raise OutputError(f"cannot write --write-baseline {args.write_baseline}: {exc.strerror or exc}") from None
     if not args.quiet:
         sys.stderr.write(f"netlint: wrote {n} finding{'s' if n != 1 else ''} to {args.write_baseline}\n")
     return 2 if report.internal_error else 0

@@ -10,19 +10,25 @@ def render(report, options) -> str:
 
     from netlint.reporters import cwd_path
 
+    from netlint.terminal import paint
+
     where = lru_cache(maxsize=None)(lambda file: cwd_path(report, file))
+    on = bool(getattr(options, "color_enabled", False))  # decided by the command (netlint.terminal)
     lines: list[str] = []
     shown = [f for f in report.findings if not f.suppressed]
+    if getattr(options, "statistics", False):  # counts per rule instead of the findings, as ruff does
+        lines.extend(statistics(shown))
+        lines.append(summary(report, shown))
+        return "\n".join(lines) + "\n"
     for f in shown:
-        lines.append(f"{where(f.span.file)}:{f.span.line}:{f.span.col}: {f.code} [{f.severity}] {f.message}")
+        level = str(f.severity)
+        lines.append(f"{paint(where(f.span.file), 'path', on)}:{f.span.line}:{f.span.col}: "
+                     f"{paint(f.code, 'code', on)} [{paint(level, level, on)}] {f.message}")
         for rel in f.related:
             lines.append(f"    {where(rel.span.file)}:{rel.span.line}:{rel.span.col}: {rel.message}")
         if f.fix is not None:
             tag = "" if f.fix.safe else " (unsafe)"
-            lines.append(f"    fix{tag}: {f.fix.description}")
-    if getattr(options, "statistics", False) and shown:
-        lines.append("")
-        lines.extend(statistics(shown))
+            lines.append(paint(f"    fix{tag}: {f.fix.description}", "dim", on))
     lines.append(summary(report, shown))
     return "\n".join(lines) + "\n"
 
@@ -34,6 +40,8 @@ def statistics(shown) -> list[str]:
     registry = load_rules()
     counts = Counter(f.code for f in shown)
     fixable = {f.code for f in shown if f.fix is not None}
+    if not counts:
+        return []
     width = max(len(c) for c in counts)
     out = []
     for code, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
