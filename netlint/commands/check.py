@@ -165,7 +165,9 @@ def _run(args) -> int:
     if not args.quiet:
         from netlint.terminal import use_color
 
-        args.color_enabled = fmt == "text" and use_color(args.color, None if args.output_file else sys.stdout)
+        # a report written to a file gets colour only when asked for by --color always
+        args.color_enabled = fmt == "text" and (use_color(args.color, sys.stdout) if not args.output_file
+                                                else args.color == "always")
         out = _render(fmt, report, args)
         if fix_run is not None:
             if fmt == "text" and not args.output_file:
