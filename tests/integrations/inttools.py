@@ -11,11 +11,12 @@ from pathlib import Path
 
 import pytest
 
+from conftest import SHARED
 from netlint.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
-SCHEMA = ROOT.parent / "shared" / "reference" / "sarif-schema-2.1.0.json"
+SCHEMA = SHARED / "reference" / "sarif-schema-2.1.0.json"
 
 # A valid inventory: nothing to report on its own.
 INVENTORY = textwrap.dedent("""\
@@ -68,5 +69,5 @@ def sarif_validator():
     import jsonschema
 
     if not SCHEMA.is_file():
-        pytest.skip("../shared/reference/sarif-schema-2.1.0.json is not beside the checkout")
+        pytest.skip(f"{SCHEMA} (the shared SARIF schema) is absent")
     return jsonschema.Draft4Validator(json.loads(SCHEMA.read_text(encoding="utf-8")))

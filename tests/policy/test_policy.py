@@ -8,7 +8,7 @@ import sys
 import jsonschema
 import pytest
 
-from conftest import ROOT, SHARED, at, only, write_repo
+from conftest import ROOT, at, only, write_repo
 from netlint.cli import main
 from policy_repo import INVENTORY, POLICY, SWITCH, repo
 
@@ -26,12 +26,18 @@ def test_user_policy_in_text_and_sarif(tmp_path, capsys):
     assert "leaf02.yaml:8:5: ORG001 [error] port Ethernet4 has MTU 1500" in capsys.readouterr().out
     assert main(["check", str(tmp_path), "--select", "ORG", "--format", "sarif"]) == 1
     sarif = json.loads(capsys.readouterr().out)
-    schema = json.loads((SHARED / "reference" / "sarif-schema-2.1.0.json").read_text())
-    jsonschema.Draft4Validator(schema).validate(sarif)
     (result,) = sarif["runs"][0]["results"]
     assert result["ruleId"] == "ORG001"
     region = result["locations"][0]["physicalLocation"]["region"]
     assert (region["startLine"], region["startColumn"]) == (8, 5)
+
+
+def test_user_policy_sarif_is_valid(tmp_path, capsys, shared):
+    write_repo(tmp_path, {"inventory.yaml": INVENTORY, "leaf02.yaml": SWITCH, "org.yaml": POLICY,
+                          "netlint.yaml": "policies: [org.yaml]\n"})
+    assert main(["check", str(tmp_path), "--select", "ORG", "--format", "sarif"]) == 1
+    schema = json.loads((shared / "reference" / "sarif-schema-2.1.0.json").read_text())
+    jsonschema.Draft4Validator(schema).validate(json.loads(capsys.readouterr().out))
 
 
 @pytest.mark.parametrize("expr, column", [
