@@ -38,12 +38,20 @@ def is_tty(stream: TextIO | None) -> bool:
         return False
 
 
+# Held while the progress line is written. ``--jobs`` forks loader processes while the progress thread
+# runs: taking it around fork means no write (and no stream lock) is half done in the child.
+_WRITING = threading.Lock()
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(before=_WRITING.acquire, after_in_parent=_WRITING.release,
+                        after_in_child=_WRITING.release)
+
+
 def paint(text: str, style: str, on: bool) -> str:
     return f"{STYLES[style]}{text}{RESET}" if on and text else text
 
 
 class Progress:
-    """``netlint: checking… 3 s`` on ``stream`` (stderr), rewritten in place, once a run has lasted
+    """``netlint: checking... 3 s`` on ``stream`` (stderr), rewritten in place, once a run has lasted
     ``delay`` seconds, and erased when it ends. Nothing at all unless ``stream`` is a terminal: a CI
     log or a redirected stderr must stay clean. ``tick(now)`` draws; a daemon thread calls it."""
 
@@ -60,14 +68,16 @@ class Progress:
         elapsed = (self.clock() if now is None else now) - self.started
         if not self.enabled or elapsed < self.delay:
             return
-        self.stream.write(f"\r\033[Knetlint: checking… {int(elapsed)} s")
-        self.stream.flush()
+        with _WRITING:
+            self.stream.write(f"\r\033[Knetlint: checking... {int(elapsed)} s")
+            self.stream.flush()
         self.drawn = True
 
     def clear(self) -> None:
         if self.drawn:
-            self.stream.write("\r\033[K")
-            self.stream.flush()
+            with _WRITING:
+                self.stream.write("\r\033[K")
+                self.stream.flush()
             self.drawn = False
 
     def __enter__(self) -> "Progress":

@@ -65,7 +65,7 @@ def test_progress_line_after_the_delay_on_a_terminal_only():
     progress.tick(1.9)
     assert tty.getvalue() == ""
     progress.tick(3.2)
-    assert tty.getvalue() == "\r\033[Knetlint: checking… 3 s"
+    assert tty.getvalue() == "\r\033[Knetlint: checking... 3 s"
     progress.clear()
     assert tty.getvalue().endswith("\r\033[K") and not progress.drawn
     piped = io.StringIO()
