@@ -15,6 +15,7 @@ EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
 
 def main(argv: list[str] | None = None) -> int:
+    as_program = argv is None  # the process ends with this call (see commands/check.py: GC at exit)
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] in (["--version"], ["-V"]):
         from netlint import __version__
@@ -43,6 +44,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return EXIT_ERROR
+    args.as_program = as_program
     try:
         return modules[args.command].run(args)
     except KeyboardInterrupt:

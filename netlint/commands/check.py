@@ -67,11 +67,25 @@ FORMATS = ("text", "json", "sarif", "github")
 def run(args) -> int:
     from netlint.outputs import OutputError
 
+    # What a run builds lives until the output is written and makes no reference cycles worth
+    # collecting: with the cyclic GC on, each collection rescans millions of objects (at 10,000
+    # files a third of the run, then a full collection at exit). The collector stays off for the
+    # run; as a program, what is alive at the end is frozen so that the interpreter's collection at
+    # exit has nothing to scan (called in-process, e.g. by tests, the collector comes back as it was).
+    import gc
+
+    enabled = gc.isenabled()
+    gc.disable()
     try:
         return _run(args)
     except OutputError as exc:  # a path netlint was asked to write: one line, exit 2, no traceback
         sys.stderr.write(f"netlint: error: {exc}\n")
         return 2
+    finally:
+        if getattr(args, "as_program", False):
+            gc.freeze()
+        if enabled:
+            gc.enable()
 
 
 def _usage_error(args) -> str | None:
