@@ -59,7 +59,8 @@ def check(config, opts) -> list[Finding]:
     unknown = [n for n in named if not _known(n.code, builtin)]
     if not unknown:
         return []
-    table = builtin + tuple(policy_codes(config))  # read only when a code is not built-in
+    policies, problems = policy_codes(config)  # read only when a code is not built-in
+    table = builtin + tuple(policies)
     out, packs = [], None
     for n in unknown:
         if _known(n.code, table):
@@ -67,7 +68,8 @@ def check(config, opts) -> list[Finding]:
         packs = pack_codes() if packs is None else packs
         pack = next((name for name, ids in packs.items() if _known(n.code, tuple(ids))), None)
         out.append(_finding(n, suggestion(n.code, table), pack))
-    return out
+    # a policy file that cannot be found explains why its codes are unknown: say so too
+    return [*problems, *out] if out else []
 
 
 def _known(code: str, table: tuple[str, ...]) -> bool:
@@ -117,16 +119,16 @@ def pack_codes() -> dict[str, list[str]]:
     return {p.stem: _ids(p) for p in sorted(PACKS_DIR.glob("*.yaml"))}
 
 
-def policy_codes(config) -> list[str]:
-    """The ids of the rules in the configured policy files and packs (an unreadable file gives none:
-    the run reports it as NL030)."""
+def policy_codes(config) -> tuple[list[str], list[Finding]]:
+    """The ids of the rules in the configured policy files and packs, and NL030 for each entry that
+    names no readable policy file (it has no ids)."""
     entries = config.settings.policies
     if not entries:
-        return []
+        return [], []
     from netlint.policy.files import resolve
 
-    files, _ = resolve(entries, config.root, config.file)
-    return [code for path in files for code in _ids(path)]  # resolve lists a folder's files
+    files, problems = resolve(entries, config.root, config.file)
+    return [code for path in files for code in _ids(path)], problems  # folders come listed
 
 
 def _ids(path) -> list[str]:

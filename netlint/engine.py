@@ -10,7 +10,6 @@ from netlint.config import Config, load_config, matches_code
 from netlint.discovery import Candidate, discover, display_path
 from netlint.findings import Finding, Severity
 from netlint.located import Span
-from netlint.loaders.base import load_loaders
 from netlint.loading import FileResult, _load_all, internal_error, load_file  # noqa: F401
 from netlint.workspace import Workspace
 
@@ -97,10 +96,7 @@ def _lint(opts: Options) -> Report:
 
 
 def _lint_in(opts: Options, config: Config, config_errors: list[Finding], partial: bool) -> Report:
-    loaders = load_loaders()
-
-    def wanted(name: str, suffix: str) -> bool:
-        return any(l.wants(name, suffix) for l in loaders.values())
+    from netlint.registry import wants_any as wanted  # by the static registry: no loader imported yet
 
     walked_out: list[tuple[str, str]] | None = [] if opts.show_files else None
     cands = discover(opts.paths, config, wanted, walked_out)
@@ -247,10 +243,10 @@ def _inventory_references(ws: Workspace, findings: list[Finding]) -> list[Candid
 
 
 def run_rules(ws: Workspace) -> list[Finding]:
-    from netlint.rules.base import load_rules
+    from netlint.registry import rules_for
 
     out: list[Finding] = []
-    for code, rule_cls in load_rules().items():
+    for code, rule_cls in rules_for(ws).items():  # only the rules that can find something in ws
         if rule_cls.engine_only:
             continue
         found: list[Finding] = []

@@ -26,6 +26,9 @@ class Rule:
     tags: ClassVar[tuple[str, ...]] = ()
     # Rules emitted by the engine itself (parse errors, schema violations) have no check.
     engine_only: ClassVar[bool] = False
+    # What the rule reads, so a run imports it only when the workspace holds that: groups of kinds
+    # (netlint.registry.present), one of each group present; None = the family's NEEDS, () = always.
+    needs: ClassVar[tuple[tuple[str, ...], ...] | None] = None
 
     def __init_subclass__(cls, **kw):
         super().__init_subclass__(**kw)

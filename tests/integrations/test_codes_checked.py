@@ -104,3 +104,12 @@ def test_policy_file_codes_are_known(tmp_path, capsys):
     assert rc == 0 and "NL008" not in err
     rc, _, err = cli(capsys, "check", tmp_path, "--select", "ORG01O")
     assert rc == 2 and "did you mean 'ORG010'?" not in err and "did you mean 'ORG001'?" in err
+
+
+def test_a_missing_policy_file_is_said_beside_its_unknown_codes(tmp_path, capsys):
+    write(tmp_path, {"inventory.yaml": INVENTORY, "netlint.yaml": "policies: [org.yaml]\nignore: [ORG001]\n"})
+    rc, _, err = cli(capsys, "check", tmp_path)
+    lines = err.splitlines()
+    assert rc == 2 and len(lines) == 2
+    assert "NL030 policy 'org.yaml' not found" in lines[0]
+    assert lines[1].endswith("NL008 unknown rule code 'ORG001' in ignore (see `netlint rules`)")
