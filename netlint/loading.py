@@ -6,17 +6,21 @@ loaders still count. Nothing here raises: the engine gets a :class:`FileResult` 
 
 from __future__ import annotations
 
+import os
 import traceback
 from dataclasses import dataclass
 from typing import Any
 
 from netlint.discovery import Candidate
+from netlint import registry
 from netlint.findings import Finding, Severity
 from netlint.located import Span
 from netlint.loaders.base import Loader, load_loaders
 from netlint.source import SourceFile, UnreadableFile
 
 POOL_THRESHOLD = 200  # below this many files a process pool costs more than it saves
+# Without --jobs, a pool from this many files on (measured on the mixed benchmark, docs/runs.md).
+AUTO_JOBS_FILES = 10**9
 
 
 @dataclass
@@ -31,15 +35,16 @@ class FileResult:
     skipped: str = ""  # why no loader read it (--show-files, NL007 at an inventory entry)
 
 
-def load_file(cand: Candidate, bounds: tuple | None = None) -> FileResult:
+def load_file(cand: Candidate, bounds: tuple | None = None, data: bytes | None = None) -> FileResult:
     """Read one file with every loader that claims it. Never raises: a loader that fails becomes a
     located NL000 for this file (the other loaders' models and findings are kept). ``bounds`` are
-    the run's (limits, project root) for a worker process (``--jobs N``)."""
+    the run's (limits, project root) for a worker process (``--jobs N``); ``data`` the file's bytes
+    when the caller read them already (netlint/load_many.py: the cache key is their digest)."""
     from netlint import limits
 
     with limits.use(*(bounds or (limits.current(), limits.root()))):
         try:
-            return _load_file(cand)
+            return _load_file(cand, data)
         except Exception as exc:  # past the per-loader guard: reading, sniffing, templates
             span = Span(cand.rel, 1, 1, 1, 1, 0, 0)
             return FileResult(cand.rel, None, [], [internal_error(f"reading {cand.rel}", exc, span,
@@ -54,16 +59,15 @@ def internal_error(where: str, exc: BaseException, span: Span, key: str) -> Find
                    key=key, extra={"traceback": tb})
 
 
-def _load_file(cand: Candidate) -> FileResult:
-    loaders = load_loaders()
+def _load_file(cand: Candidate, data: bytes | None = None) -> FileResult:
     # A file named explicitly, or by a name a format owns (inventory.yaml), must be reported on.
-    owned = cand.explicit or any(cand.abspath.name in l.filenames for l in loaders.values())
+    owned = cand.explicit or registry.owns_name(cand.abspath.name)
     if cand.refused:  # a FIFO, a device, a link out of the project or in a loop (netlint.safe_read)
         span = Span(cand.rel, 1, 1, 1, 1, 0, 0)
         return FileResult(cand.rel, None, [], [Finding("NL001", cand.refused, span, key="NL001")], True,
                           skipped=cand.refused)
     try:
-        src = SourceFile.read(cand.rel, cand.abspath)
+        src = SourceFile.read(cand.rel, cand.abspath) if data is None else SourceFile(cand.rel, cand.abspath, data)
         text = src.text
     except UnreadableFile as exc:
         if not owned and exc.code == "NL002":  # a binary file in a walk: not ours
@@ -82,7 +86,7 @@ def _load_file(cand: Candidate) -> FileResult:
     claimed = False
     kinds: set[str] = set()
     names: list[str] = []
-    for loader in loaders.values():
+    for loader in registry.loaders_for(src.name, src.suffix):  # only their modules are imported
         if not _claims(loader, src):
             continue
         claimed = True
@@ -116,14 +120,14 @@ def _load_file(cand: Candidate) -> FileResult:
         if template is not None:
             models.append(("templates", template))
     src.drop_parsed()  # models keep what rules need; the whole located tree would only cost memory
-    skipped = "" if claimed else _not_recognised(loaders, src)
+    skipped = "" if claimed else _not_recognised(src)
     return FileResult(cand.rel, src, models, findings, claimed, frozenset(kinds), tuple(names), skipped)
 
 
-def _not_recognised(loaders: dict[str, Loader], src: SourceFile) -> str:
+def _not_recognised(src: SourceFile) -> str:
     from netlint.discovery import kind_of_name
 
-    tried = [l.name for l in loaders.values() if l.wants(src.name, src.suffix)]
+    tried = registry.wanting(src.name, src.suffix)
     return f"content not recognised by {', '.join(tried)}" if tried else \
         f"no netlint format reads {kind_of_name(src.abspath)}"
 
@@ -151,22 +155,26 @@ def _unrecognised(src: SourceFile) -> list[Finding]:
                     Span(src.path, 1, 1, 1, 1, 0, 0), Severity.WARNING, key="unrecognised")]
 
 
-def _load_all(cands: list[Candidate], jobs: int | None) -> list[FileResult]:
-    # Default: one process. Measured on 2,000 SONiC files, shipping the models back from a pool
-    # cost more than parsing in parallel saved (ratio to yaml.compose 4.1 with 2 workers vs 1.3
-    # in-process); ``--jobs N`` still opts in for repos whose files are few and huge.
-    workers = jobs if jobs is not None else 1
-    if workers > 1 and len(cands) >= POOL_THRESHOLD:
-        from concurrent.futures import ProcessPoolExecutor
-        from functools import partial
+def _load_all(cands: list[Candidate], jobs: int | None, cache=None) -> list[FileResult]:
+    """Every candidate's FileResult, in order: from the run's cache (netlint/cache.py) when given,
+    in ``jobs`` worker processes when that pays (netlint/load_many.py, :func:`workers_for`)."""
+    workers = workers_for(jobs, len(cands))
+    if cache is None and workers <= 1:
+        return [load_file(c) for c in cands]
+    from netlint.load_many import load_many
 
-        from netlint import limits
+    return load_many(cands, workers, cache, POOL_THRESHOLD)
 
-        load_loaders()  # import before forking so workers inherit the registry
-        work = partial(load_file, bounds=(limits.current(), limits.root()))
-        try:
-            with ProcessPoolExecutor(max_workers=workers) as pool:
-                return list(pool.map(work, cands, chunksize=max(1, len(cands) // (workers * 8))))
-        except Exception:  # a result that does not pickle, a worker that died: load here instead
-            pass
-    return [load_file(c) for c in cands]
+
+def workers_for(jobs: int | None, files: int) -> int:
+    """``--jobs N`` as given; by default one process below :data:`AUTO_JOBS_FILES` files, else one per
+    CPU this process may use (docs/runs.md: the break-even measured)."""
+    if jobs is not None:
+        return max(1, jobs)
+    if files < AUTO_JOBS_FILES:
+        return 1
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cpus = os.cpu_count() or 1
+    return max(1, cpus)

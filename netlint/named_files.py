@@ -85,7 +85,7 @@ def check_named(ws: "Workspace", results: list[Any], findings: list[Finding]) ->
 
 
 def _why(res: Any, what: str, kind: str) -> str:
-    from netlint.loaders.base import load_loaders
+    from netlint.registry import loader_names_of_kind
 
     names = getattr(res, "formats", ())
     if names:
@@ -93,7 +93,7 @@ def _why(res: Any, what: str, kind: str) -> str:
     reason = getattr(res, "skipped", "")
     if reason and "not recognised" not in reason:
         return reason
-    formats = [l.name for l in load_loaders().values() if l.kind == kind]
+    formats = loader_names_of_kind(kind)
     if not formats:
         return f"netlint has no reader for {what.split(' ', 1)[1]}s yet"
     return f"no format netlint reads as {what} recognises its content ({', '.join(formats)})"

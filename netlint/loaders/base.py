@@ -25,6 +25,9 @@ class Loader:
     # File suffixes (lower case, with dot) or exact names worth reading at all; content decides.
     suffixes: ClassVar[tuple[str, ...]] = ()
     filenames: ClassVar[tuple[str, ...]] = ()
+    # Or a predicate of netlint.loader_names when suffixes and names do not say it (a Dockerfile):
+    # the static registry (netlint/registry.py) asks the same function before importing the loader.
+    wants_by: ClassVar[str] = ""
 
     def __init_subclass__(cls, **kw):
         super().__init_subclass__(**kw)
@@ -34,6 +37,10 @@ class Loader:
             REGISTRY[cls.name] = cls()
 
     def wants(self, name: str, suffix: str) -> bool:
+        if self.wants_by:
+            from netlint import loader_names
+
+            return getattr(loader_names, self.wants_by)(name, suffix)
         return suffix in self.suffixes or name in self.filenames
 
     def claims(self, src: SourceFile) -> bool:

@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 from typing import Any, Iterator
 
+from netlint.loader_names import is_dockerfile  # noqa: F401  (importers find it here)
 from netlint.loaders.base import Loader
 from netlint.source import SourceFile
 
@@ -37,18 +38,10 @@ _REF = re.compile(r"\$(?:\{[A-Za-z_][A-Za-z0-9_]*|[A-Za-z_])")
 _RUN_CONF = re.compile(r"(?im)^\s*RUN\s.*(?:\n.*)*?nccl\.conf")
 
 
-def is_dockerfile(name: str) -> bool:
-    low = name.lower()
-    return low in ("dockerfile", "containerfile") or low.endswith((".dockerfile", ".containerfile")) \
-        or low.startswith(("dockerfile.", "containerfile."))
-
-
 class DockerfileEnvLoader(Loader):
     name = "nccl-dockerfile"
     kind = "nccl_envs"
-
-    def wants(self, name: str, suffix: str) -> bool:
-        return is_dockerfile(name)
+    wants_by = "dockerfile"
 
     def claims(self, src: SourceFile) -> bool:
         from netlint.nccl.build import mentions_nccl

@@ -20,13 +20,7 @@ from netlint.findings import Finding, Severity
 from netlint.loaders.base import Loader
 from netlint.source import SourceFile
 
-NAMES = (".env", "environment")
-
-
-def is_env_name(name: str) -> bool:
-    low = name.lower()
-    return (low in NAMES or low.endswith(".env") or low.startswith(".env.")
-            or (low.startswith("nccl") and low.endswith((".env", ".environment"))))
+from netlint.loader_names import ENV_NAMES as NAMES, is_env_name  # noqa: F401  (importers find them here)
 
 
 class DotenvLoader(Loader):
@@ -34,9 +28,7 @@ class DotenvLoader(Loader):
     kind = "nccl_envs"
     suffixes = (".env",)
     filenames = NAMES
-
-    def wants(self, name: str, suffix: str) -> bool:
-        return is_env_name(name)
+    wants_by = "dotenv"
 
     def claims(self, src: SourceFile) -> bool:
         from netlint.nccl.build import mentions_nccl

@@ -29,7 +29,7 @@ from typing import Any, Iterator
 from netlint.loaders.base import Loader, shell_read_findings
 from netlint.source import SourceFile
 
-SHELL_SUFFIXES = (".sh", ".bash", ".ksh", ".zsh", ".sbatch", ".slurm", ".sub", ".pbs", ".lsf")
+from netlint.loader_names import SHELL_SUFFIXES
 _SHEBANG = re.compile(r"\A#!\s*\S*(?:/|\s)(?:env\s+)?(?:ba|z|k|da)?sh\b")
 _EXPORT_NCCL = re.compile(r"^\s*export\s+NCCL_", re.M)
 
@@ -39,11 +39,7 @@ class ShellEnvLoader(Loader):
     kind = "nccl_envs"
     suffixes = SHELL_SUFFIXES + (".conf", "")
     filenames = (".envrc",)
-
-    def wants(self, name: str, suffix: str) -> bool:
-        if suffix == "":
-            return "." not in name.lstrip(".") or name == ".envrc"
-        return suffix in self.suffixes
+    wants_by = "shell"
 
     def claims(self, src: SourceFile) -> bool:
         from netlint.loaders.nccl_conf import is_conf_name

@@ -7,23 +7,14 @@ from __future__ import annotations
 from typing import Any, Iterator
 
 from netlint.loaders.base import Loader
-from netlint.loaders.nccl_dockerfile import is_dockerfile
+from netlint.loader_names import PIN_SCRIPTS as SCRIPTS, is_dockerfile, is_requirements  # noqa: F401
 from netlint.source import SourceFile
-
-SCRIPTS = (".sh", ".bash", ".sbatch", ".slurm", ".yaml", ".yml")
-
-
-def is_requirements(name: str) -> bool:
-    low = name.lower()
-    return low.endswith((".txt", ".in")) and low.startswith(("requirements", "constraints"))
 
 
 class VersionPinsLoader(Loader):
     name = "version-pins"
     kind = "pins"
-
-    def wants(self, name: str, suffix: str) -> bool:
-        return is_dockerfile(name) or is_requirements(name) or suffix in SCRIPTS
+    wants_by = "version_pins"
 
     def claims(self, src: SourceFile) -> bool:
         from netlint.advisories.pins import find, mentions_pin
