@@ -136,7 +136,7 @@ def _run(args) -> int:
     from netlint.terminal import Progress
 
     try:
-        with Progress(sys.stderr), _stdin_as(args.stdin_filename):
+        with Progress(sys.stderr, enabled=False if args.quiet else None), _stdin_as(args.stdin_filename):
             report = lint(opts)
     except Exception as exc:  # never a partial report: what failed outside any one file or rule
         report = failed_report(opts, exc)
