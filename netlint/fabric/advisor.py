@@ -380,6 +380,9 @@ class _JobAdvice:
 
     def __init__(self, ws) -> None:
         self._ws, self._jobs, self._done = ws, None, {}
+        # advise() is a pure function of its inputs, and a repo's launches are mostly copies of a few
+        # (the same model and split in every folder): each distinct input is advised once
+        self._by_inputs: dict[tuple, Advice] = {}
 
     def get(self, key: int, default: Advice | None = None) -> Advice | None:
         if key not in self._done:
@@ -387,8 +390,20 @@ class _JobAdvice:
 
             self._jobs = self._jobs or {id(j): j for j in training_jobs(self._ws)}
             job = self._jobs.get(key)
-            self._done[key] = job and advise_job(job, self._ws.inventory, self._ws.config.settings.mfu)[0]
+            self._done[key] = job and self._advise(job)
         return self._done[key] or default
+
+    def _advise(self, job) -> Advice | None:
+        inputs, _ = from_job(job, self._ws.inventory, self._ws.config.settings.mfu)
+        if inputs is None:
+            return None
+        try:
+            known = self._by_inputs.get(inputs)
+        except TypeError:  # an input that does not hash: advise it alone
+            return advise(*inputs)
+        if known is None:
+            known = self._by_inputs[inputs] = advise(*inputs)
+        return known
 
 
 def job_advice(ws) -> _JobAdvice:

@@ -275,3 +275,23 @@ def test_log_ties_bucket():
     """Layouts within 2% of the fastest share the first bucket (the fewest parallel dimensions lead)."""
     assert int(math.log(1.019) / math.log(1 + A.TIE)) == 0 and int(math.log(1.021) / math.log(1 + A.TIE)) == 1
     assert Path(A.__file__).name == "advisor.py"
+
+
+def test_identical_launches_are_advised_once_and_fixed_alike(tmp_path, monkeypatch):
+    """advise() is pure: three copies of one launch (and one other) cost two advisings, and each copy
+    still gets its own FAB501 with the same advised fix at its own TP assignment."""
+    calls = []
+    real = A.advise
+    monkeypatch.setattr(A, "advise", lambda *a, **k: calls.append(a[1]) or real(*a, **k))
+    files = {"inventory.yaml": inv(nodes=16), **{f"j{i}/gpt3.sh": GPT3_175B.format(nodes=16, tp=16, pp=8)
+                                                 for i in range(3)},
+             "other/gpt3.sh": GPT3_175B.format(nodes=16, tp=32, pp=4)}
+    report = lint_repo(tmp_path, files)
+    found = sorted((f for f in report.findings if f.code == "FAB501"), key=lambda f: f.file)
+    assert [f.file for f in found] == ["j0/gpt3.sh", "j1/gpt3.sh", "j2/gpt3.sh", "other/gpt3.sh"]
+    assert len(calls) == 2 and {c.tp for c in calls} == {16, 32}
+    fixes = [f.fix for f in found[:3]]
+    assert all(x is not None for x in fixes)
+    assert len({x.description for x in fixes}) == 1
+    assert [x.edits[0].span.file for x in fixes] == ["j0/gpt3.sh", "j1/gpt3.sh", "j2/gpt3.sh"]
+    assert [(x.edits[0].span.line, x.edits[0].span.col) for x in fixes] == [(4, 4)] * 3
