@@ -315,3 +315,34 @@ def test_install_step_gives_exactly_the_pinned_versions(tmp_path):
     assert installed == _pins()
     assert re.search(r"^netlint @ file://", freeze, re.M), freeze
     assert not (ROOT / "build").exists() or (ROOT / "build").stat().st_mtime < tmp_path.stat().st_mtime
+
+
+# -- words.py, the splitter -------------------------------------------------------------------------------
+
+def _words():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("action_words", ROOT / ".github" / "action" / "words.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("a  b\n\tc\n", [("a", ""), ("b", ""), ("c", "")]),
+    ("'a b' \"c d\" e\\ f", [("a b", ""), ("c d", ""), ("e f", "")]),
+    ("'' \"\"", [("", ""), ("", "")]),                              # empty words stay words
+    ('"a\\"b\\\\c\\$d\\x"', [('a"b\\c$d\\x', "")]),                 # \\ escapes only \\ " $ ` in "…"
+    ("a\\\nb", [("ab", "")]),                                       # backslash-newline joins
+    ("x # a comment\ny#z", [("x", ""), ("y#z", "")]),               # # only at a word's start
+    ("**/*.env 'a*'b* c\\?", [("**/*.env", "**/*.env"), ("a*b*", "a\\*b*"), ("c?", "")]),
+    ("'[x]'/*", [("[x]/*", "\\[x\\]/*")]),
+])
+def test_words_split_like_a_shell(text, expected):
+    assert _words().split(text) == expected
+
+
+def test_words_unterminated_quotes_fail():
+    for text in ("'a", '"a', '"a\\"'):
+        with pytest.raises(ValueError):
+            _words().split(text)
