@@ -29,12 +29,16 @@ class Settings(BaseModel):
     exclude: list[str] = Field(default_factory=list, description="Globs of files or folders to skip")
     select: list[str] = Field(default_factory=list, description="Rule codes or prefixes to enable (default: all)")
     ignore: list[str] = Field(default_factory=list, description="Rule codes or prefixes to disable")
-    per_file_ignores: dict[str, list[str]] = Field(default_factory=dict, alias="per-file-ignores")
+    per_file_ignores: dict[str, list[str]] = Field(default_factory=dict, alias="per-file-ignores",
+                                                   description="Glob of files -> rule codes or prefixes disabled there")
     severity: dict[str, Level] = Field(default_factory=dict, description="Severity per rule code")
-    fail_on: Literal["error", "warning", "info"] = Field("warning", alias="fail-on")
+    fail_on: Literal["error", "warning", "info"] = Field(
+        "warning", alias="fail-on", description="Lowest severity that makes the exit code 1")
     nccl_version: str | None = Field(None, alias="nccl-version", description="NCCL release the jobs run")
     policies: list[str] = Field(default_factory=list, description="Policy files, folders or built-in packs")
-    require_suppression_reason: bool = Field(False, alias="require-suppression-reason")
+    require_suppression_reason: bool = Field(
+        False, alias="require-suppression-reason",
+        description="Inline suppressions must say why (`-- reason`); one without suppresses nothing (NL021)")
     mfu: Annotated[float, Field(gt=0, le=1)] | None = Field(None, description="Model FLOPs utilisation for step time")
     rules: dict[str, dict[str, Any]] = Field(default_factory=dict, description="Per-rule options")
     limits: Limits = Field(default_factory=Limits, description="Bounds on what is read (netlint/limits.py)")

@@ -1,7 +1,11 @@
-"""Generate the JSON Schemas in ``schemas/`` from the pydantic models (``python -m netlint.schemas_gen``).
+"""Generate the JSON Schemas from the models (``python -m netlint.schemas_gen``).
 
-The schemas are committed so editors can use them; a test regenerates them and fails on drift.
-Each entry maps a schema file name to a zero-argument function returning the model class.
+They are written twice: to ``schemas/`` at the top of the repository (where editors and the docs
+point in a checkout) and to ``netlint/schemas/``, package data that every wheel ships
+(``netlint schema NAME`` prints one, ``--path`` gives its installed file). Tests regenerate them and
+fail on drift, and fail when the two folders differ. Each entry of :data:`SCHEMAS` maps a file name
+to a zero-argument function returning the model class; :data:`COPIED` are written by hand in
+``schemas/`` and only copied.
 """
 
 from __future__ import annotations
@@ -11,6 +15,8 @@ from pathlib import Path
 from typing import Callable
 
 SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schemas"
+PACKAGE_DIR = Path(__file__).resolve().parent / "schemas"
+COPIED = ("advisories.schema.json",)  # netlint/data/advisories.yaml's schema, maintained by hand
 
 
 def _inventory():
@@ -37,6 +43,12 @@ def _policy():
     return policy_schema_model()
 
 
+def _config():
+    from netlint.config import Settings
+
+    return Settings
+
+
 def _workspace():
     from netlint.policy.schema import workspace_schema
 
@@ -49,6 +61,12 @@ SCHEMAS: dict[str, Callable[[], type]] = {
     "nic.schema.json": _nic,
     "policy.schema.json": _policy,
     "workspace.schema.json": _workspace,
+    "config.schema.json": _config,
+}
+# What a generated schema says about itself, where the model's own title would not do.
+HEADINGS = {
+    "config.schema.json": ("netlint configuration",
+                           "netlint.yaml / .netlint.yaml, or the [tool.netlint] table of pyproject.toml"),
 }
 
 
@@ -59,14 +77,27 @@ def render(name: str) -> str:
     schema = model.model_json_schema(mode="validation")
     schema = {"$schema": "https://json-schema.org/draft/2020-12/schema",
               "$id": f"https://netlint.dev/schemas/{name}", **schema}
+    if name in HEADINGS:
+        schema["title"], schema["description"] = HEADINGS[name]
     return json.dumps(schema, indent=2, sort_keys=False) + "\n"
+
+
+def names() -> list[str]:
+    """Every schema netlint ships, by file name."""
+    return sorted([*SCHEMAS, *COPIED])
 
 
 def main() -> None:
     SCHEMA_DIR.mkdir(exist_ok=True)
+    PACKAGE_DIR.mkdir(exist_ok=True)
     for name in SCHEMAS:
-        (SCHEMA_DIR / name).write_text(render(name), encoding="utf-8")
-        print(f"wrote schemas/{name}")
+        text = render(name)
+        for folder in (SCHEMA_DIR, PACKAGE_DIR):
+            (folder / name).write_text(text, encoding="utf-8")
+        print(f"wrote schemas/{name} and netlint/schemas/{name}")
+    for name in COPIED:
+        (PACKAGE_DIR / name).write_bytes((SCHEMA_DIR / name).read_bytes())
+        print(f"copied schemas/{name} to netlint/schemas/{name}")
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ from functools import cache
 from pathlib import Path
 
 DATA_FILE = Path(__file__).resolve().parent.parent / "data" / "advisories.yaml"
-SCHEMA_FILE = Path(__file__).resolve().parent.parent.parent / "schemas" / "advisories.schema.json"
+SCHEMA_FILE = Path(__file__).resolve().parent.parent / "schemas" / "advisories.schema.json"  # package data
 
 _VERSION = re.compile(r"v?(\d+)(?:\.(\d+))?(?:\.(\d+))?")
 _BOUND = re.compile(r"\s*(>=|<=|==|<|>)\s*([\d.]+)\s*")

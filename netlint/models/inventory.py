@@ -67,7 +67,7 @@ class Nodes(Model):
     gpu: Located[str] = Field(description="A name from netlint's hardware catalog")
     nvlink_domain: Located[Annotated[int, Field(ge=1)]] | None = Field(
         None, description="GPUs sharing NVLink/NVSwitch (72 for GB200 NVL72); default from the catalog")
-    nics: list[Nic] = Field(default_factory=list)
+    nics: list[Nic] = Field(default_factory=list, description="The RDMA NICs of each node (one per rail)")
     mtu: Located[Annotated[int, Field(ge=576, le=9216)]] | None = Field(
         None, description="Host netdev MTU of the RDMA interfaces")
     roce_gid_index: Located[Annotated[int, Field(ge=0, le=255)]] | None = Field(
@@ -116,10 +116,11 @@ class Nodes(Model):
 class Roce(Model):
     """The classes RoCE data and CNP traffic must use (intent, checked against switches and NCCL)."""
 
-    dscp: Located[Dscp] | None = None
-    priority: Located[Priority] | None = None
-    cnp_dscp: Located[Dscp] | None = None
-    cnp_priority: Located[Priority] | None = None
+    dscp: Located[Dscp] | None = Field(None, description="DSCP that RoCE data traffic is marked with (0-63)")
+    priority: Located[Priority] | None = Field(
+        None, description="Priority of RoCE data on the switches: the lossless class, with PFC (0-7)")
+    cnp_dscp: Located[Dscp] | None = Field(None, description="DSCP of congestion notification packets (CNP)")
+    cnp_priority: Located[Priority] | None = Field(None, description="Priority CNPs travel in (0-7)")
 
 
 class Fabric(Model):
@@ -127,24 +128,26 @@ class Fabric(Model):
         description="roce | infiniband | ethernet (no RDMA) | efa (AWS Elastic Fabric Adapter, through "
                     "the aws-ofi-nccl plugin) | gpudirect-tcpx / gpudirect-tcpxo (GCP A3 / A3 Mega: Ethernet "
                     "without RDMA, through GCP's TCPX / TCPXO net plugin)")
-    topology: Located[Literal["fat-tree", "rail-optimized", "dragonfly+"]] | None = None
+    topology: Located[Literal["fat-tree", "rail-optimized", "dragonfly+"]] | None = Field(
+        None, description="fat-tree | rail-optimized | dragonfly+")
     oversubscription: Located[Annotated[float, Field(ge=1)]] | None = Field(
         None, description="1 = non-blocking; 7 means 1:7")
-    mtu: Located[Annotated[int, Field(ge=576, le=9216)]] | None = None
-    roce: Roce | None = None
+    mtu: Located[Annotated[int, Field(ge=576, le=9216)]] | None = Field(
+        None, description="IP MTU of the fabric's links, in bytes")
+    roce: Roce | None = Field(None, description="The classes RoCE and CNP traffic must use")
     sharp: Located[bool] | None = Field(
         None, description="The InfiniBand switches run SHARP in-network reductions (Aggregation Manager on, "
                           "HPC-X's nccl-rdma-sharp plugin installed): what NCCL_COLLNET_ENABLE=1 needs")
 
 
 class SwitchRef(Model):
-    name: Located[str]
+    name: Located[str] = Field(description="The switch's name, as findings show it")
     config: Located[str] | Annotated[list[Located[str]], Field(min_length=1)] = Field(
         description="Path of the switch QoS file, relative to the inventory; or a list of the files that "
                     "together make up one switch (e.g. a rendered qos.json and buffers.json, and the SKU's "
                     "pg_profile_lookup.ini): SONiC files are merged in list order, a later file's value "
                     "winning as with `sonic-cfggen -j a.json -j b.json`")
-    role: Located[str] | None = None
+    role: Located[str] | None = Field(None, description="Its place in the fabric (leaf, spine, ...), for people")
 
     @field_validator("config", mode="before")
     @classmethod
@@ -192,11 +195,11 @@ def _nodes_schema(schema: dict) -> None:
 class Inventory(Model):
     model_config = {**Model.model_config, "json_schema_extra": _nodes_schema}
 
-    cluster: Located[str]
+    cluster: Located[str] = Field(description="The cluster's name")
     # One node shape as a mapping, or several as a list of them.
     nodes: Annotated[list[Nodes], BeforeValidator(_one_or_many)]
-    fabric: Fabric
-    switches: list[SwitchRef] = Field(default_factory=list)
+    fabric: Fabric = Field(description="The network the nodes share: transport, topology, MTU, RoCE classes")
+    switches: list[SwitchRef] = Field(default_factory=list, description="The fabric's switches and their QoS files")
     nic_configs: list[Located[str] | NicConfigRef] = Field(
         default_factory=list, description="NIC QoS / DCQCN files, relative to the inventory: a path (the file "
                                           "describes every node group, or the one it names), or "

@@ -43,8 +43,8 @@ STR_FIELDS = ("dtype", "recompute", "launcher", "framework", "position_embedding
 class Arg:
     """One Megatron-style flag occurrence: the flag word and the value words after it."""
 
-    flag: Scalar
-    values: list[Scalar]
+    flag: Scalar                          # the flag as written (--tensor-model-parallel-size)
+    values: list[Scalar]                  # the words that follow it
     index: int = 0  # position in argv
 
     @property
@@ -58,45 +58,45 @@ class Arg:
 
 @dataclass
 class TrainingJob:
-    file: str
+    file: str                             # display path of the launch script or config
     span: Span                       # the launch command / document
     framework: str = "megatron"      # megatron | megatron-deepspeed | deepspeed | nemo | gpt-neox | torchtitan
     launcher: str | None = None      # torchrun | deepspeed | srun | python | …
     # which extra_args_provider adds flags to Megatron's parser depends on the script
     entry: Scalar | None = None      # the training script launched, as written (pretrain_gpt.py, …)
     # cluster shape asked for
-    nodes: Scalar | None = None
+    nodes: Scalar | None = None           # nodes asked for
     gpus_per_node: Scalar | None = None   # processes per node (nproc_per_node, ntasks-per-node, devices)
-    world_size: Scalar | None = None
+    world_size: Scalar | None = None      # processes in all
     ntasks_per_node: Scalar | None = None  # Slurm tasks per node when a per-node launcher runs inside
     # parallelism
-    tp: Scalar | None = None
-    pp: Scalar | None = None
-    vpp: Scalar | None = None
-    layers_per_vstage: Scalar | None = None
-    cp: Scalar | None = None
-    ep: Scalar | None = None
-    etp: Scalar | None = None
-    dp: Scalar | None = None
+    tp: Scalar | None = None              # tensor parallel size
+    pp: Scalar | None = None              # pipeline parallel size
+    vpp: Scalar | None = None             # virtual pipeline stages per pipeline rank (interleaved schedule)
+    layers_per_vstage: Scalar | None = None  # layers per virtual pipeline stage
+    cp: Scalar | None = None              # context parallel size
+    ep: Scalar | None = None              # expert parallel size
+    etp: Scalar | None = None             # expert tensor parallel size
+    dp: Scalar | None = None              # data parallel size
     ds_sp: Scalar | None = None           # DeepSpeed-Ulysses sequence parallel size (Megatron-DeepSpeed)
     dp_replicate: Scalar | None = None    # torchtitan data_parallel_replicate_degree (DP = replicate × shard)
     dp_shard: Scalar | None = None        # torchtitan data_parallel_shard_degree as written; -1 = what is left
     # batch
-    micro_batch: Scalar | None = None
-    global_batch: Scalar | None = None
-    grad_accum: Scalar | None = None
+    micro_batch: Scalar | None = None     # micro batch size per data-parallel rank
+    global_batch: Scalar | None = None    # global batch size
+    grad_accum: Scalar | None = None      # gradient accumulation steps
     rampup_batch: list[Scalar] = field(default_factory=list)  # --rampup-batch-size START INCREMENT SAMPLES
     # model
-    layers: Scalar | None = None
-    hidden: Scalar | None = None
-    ffn: Scalar | None = None
-    heads: Scalar | None = None
-    query_groups: Scalar | None = None
-    kv_channels: Scalar | None = None
-    seq_len: Scalar | None = None
+    layers: Scalar | None = None          # transformer layers
+    hidden: Scalar | None = None          # hidden size
+    ffn: Scalar | None = None             # FFN hidden size
+    heads: Scalar | None = None           # attention heads
+    query_groups: Scalar | None = None    # query groups (GQA)
+    kv_channels: Scalar | None = None     # key/value channels per head
+    seq_len: Scalar | None = None         # sequence length
     decoder_seq_len: Scalar | None = None   # --decoder-seq-length (encoder-decoder and multimodal models)
-    max_position: Scalar | None = None
-    vocab: Scalar | None = None
+    max_position: Scalar | None = None    # maximum position embeddings
+    vocab: Scalar | None = None           # vocabulary size (padded as the framework pads it)
     experts: Scalar | None = None            # experts per MoE layer (the largest when counts differ per layer)
     experts_per_layer: list[Scalar] = field(default_factory=list)  # Megatron-DeepSpeed: one count per MoE layer
     topk: Scalar | None = None               # experts per token (framework default when MoE and not given)
@@ -104,13 +104,13 @@ class TrainingJob:
     moe_shared_ffn: Scalar | None = None     # shared experts' total FFN hidden size (None: no shared expert)
     moe_layer_freq: Scalar | None = None     # N: every N-th layer is MoE; or a pattern as written "([0]+[1]*23)"
     swiglu: Scalar | None = None             # a gated FFN (SwiGLU, GeGLU, ReGLU: three weight matrices)
-    group_query_attention: Scalar | None = None
+    group_query_attention: Scalar | None = None  # grouped-query attention on
     mla: Scalar | None = None                # multi-latent attention (DeepSeek-V2/V3); its sizes follow
     q_lora_rank: Scalar | None = None        # None: queries not compressed
-    kv_lora_rank: Scalar | None = None
-    qk_head_dim: Scalar | None = None
-    qk_pos_emb_head_dim: Scalar | None = None
-    v_head_dim: Scalar | None = None
+    kv_lora_rank: Scalar | None = None    # MLA key/value compression rank
+    qk_head_dim: Scalar | None = None     # MLA query/key head dimension
+    qk_pos_emb_head_dim: Scalar | None = None  # MLA rotary part of the query/key head
+    v_head_dim: Scalar | None = None      # MLA value head dimension
     untie_embeddings: Scalar | None = None   # separate output-layer weights (default: shared with the embedding)
     position_embedding: Scalar | None = None  # learned_absolute | rope | none | … (learned: max_position × hidden)
     moe_router_groups: Scalar | None = None   # group-limited routing: expert groups (nodes or EP ranks)
@@ -121,32 +121,32 @@ class TrainingJob:
     cp_comm_type: Scalar | None = None        # p2p (ring) | all_gather | a2a | a2a+p2p
     # precision, optimizer, communication
     dtype: Scalar | None = None            # bf16 | fp16 | fp32 | fp8
-    fp16: Scalar | None = None
-    bf16: Scalar | None = None
-    grad_reduce_in_bf16: Scalar | None = None
-    distributed_optimizer: Scalar | None = None
-    zero_stage: Scalar | None = None
-    sequence_parallel: Scalar | None = None
-    overlap_grad_reduce: Scalar | None = None
-    overlap_param_gather: Scalar | None = None
-    tp_comm_overlap: Scalar | None = None
-    ddp_bucket_size: Scalar | None = None
+    fp16: Scalar | None = None            # fp16 training
+    bf16: Scalar | None = None            # bf16 training
+    grad_reduce_in_bf16: Scalar | None = None  # gradients reduced in bf16
+    distributed_optimizer: Scalar | None = None  # Megatron distributed optimizer (ZeRO-1-like)
+    zero_stage: Scalar | None = None      # DeepSpeed ZeRO stage
+    sequence_parallel: Scalar | None = None  # Megatron sequence parallelism
+    overlap_grad_reduce: Scalar | None = None  # gradient reduce-scatter overlapped with backward
+    overlap_param_gather: Scalar | None = None  # parameter all-gather overlapped with forward
+    tp_comm_overlap: Scalar | None = None  # tensor-parallel communication overlapped with GEMMs (Transformer Engine)
+    ddp_bucket_size: Scalar | None = None  # DDP gradient bucket size, elements
     recompute: Scalar | None = None        # full | selective
     # provenance and raw material for rules
     args: dict[str, Arg] = field(default_factory=dict)        # Megatron flags, last occurrence wins
     arg_list: list[Arg] = field(default_factory=list)         # every occurrence, in order
     extra_words: list[Scalar] = field(default_factory=list)   # argv words not attached to a flag
-    unknown: dict[str, "Unknown"] = field(default_factory=dict)
-    defaulted: set[str] = field(default_factory=set)
+    unknown: dict[str, "Unknown"] = field(default_factory=dict)  # values netlint cannot know, by field
+    defaulted: set[str] = field(default_factory=set)  # fields set from the framework's default, not written
     env: dict[str, Scalar] = field(default_factory=dict)       # environment at launch (exported)
-    ds_config: "DsConfig | None" = None
+    ds_config: "DsConfig | None" = None   # the DeepSpeed config the job uses
     ds_config_ref: Scalar | None = None    # --deepspeed_config PATH as written
-    hostfile: "Hostfile | None" = None
-    launch: "Command | None" = None
-    script: "Script | None" = None
+    hostfile: "Hostfile | None" = None    # the DeepSpeed hostfile the job uses
+    launch: "Command | None" = None       # the launch command
+    script: "Script | None" = None        # the shell script it is launched from
     notes: list[tuple[str, Span]] = field(default_factory=list)
     has_unknown_args: bool = False         # argv had words netlint could not resolve
-    name: str = ""
+    name: str = ""                        # a name for findings
 
     def value(self, name: str, default: Any = None) -> Any:
         s = getattr(self, name, None)
@@ -182,11 +182,11 @@ class TrainingJob:
 class DsConfig:
     """A DeepSpeed config (``ds_config.json``), from a file or a shell here-doc."""
 
-    file: str
-    root: MapNode
+    file: str                             # display path of the JSON
+    root: MapNode                         # the JSON as written
     span: Span
-    strict_json: bool = True
-    from_heredoc: bool = False
+    strict_json: bool = True              # the file is JSON (not the YAML-ish superset DeepSpeed also accepts)
+    from_heredoc: bool = False            # written by a shell here-document, not a file of its own
 
     def get(self, *path: str) -> Any:
         node: Any = self.root
@@ -205,10 +205,10 @@ class DsConfig:
 class Hostfile:
     """A DeepSpeed/gpt-neox hostfile: ``host slots=N`` per line."""
 
-    file: str
-    hosts: list[tuple[Scalar, Scalar]]
+    file: str                             # display path of the hostfile
+    hosts: list[tuple[Scalar, Scalar]]    # [host, slots] pairs
     bad_lines: list[tuple[str, Span]] = field(default_factory=list)
-    duplicates: list[Scalar] = field(default_factory=list)
+    duplicates: list[Scalar] = field(default_factory=list)  # hosts listed more than once
     span: Span | None = None
 
     @property

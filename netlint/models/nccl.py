@@ -63,12 +63,12 @@ class SourceRef(Model):
 
 
 class NcclVar(Model):
-    name: Located[str]
+    name: Located[str] = Field(description="the variable's name, as written")
     value: Any = Field(description="Scalar (the value NCCL sees) or Unknown")
     how: str = Field("assign", description="export | assign | prefix | env | dotenv | k8s | nccl.conf | "
                                            "configmap | helm | compose | dockerfile | mpirun-x | mpirun-x-forward "
                                            "| mpirun-genv | mpirun-env | mpirun-genvlist | mpirun-envlist")
-    exported: bool = True
+    exported: bool = Field(True, description="reaches the launched program's environment (shell: exported)")
     statement: Span | None = None
     via: list[Span] = Field(default_factory=list, description="source lines that brought it in")
     command: str | None = Field(None, description="the command a prefix/env assignment applies to")
@@ -117,12 +117,12 @@ class NcclVar(Model):
 
 
 class NcclEnv(Model):
-    file: str
-    format: Format
+    file: str = Field(description="display path of the file")
+    format: Format = Field(description="dotenv | shell | k8s | nccl.conf | helm | compose | dockerfile")
     scope: str | None = Field(None, description="k8s: kind/name/…/container; None for a whole file")
     span: Span
-    variables: list[NcclVar] = Field(default_factory=list)
-    sources: list[SourceRef] = Field(default_factory=list)
+    variables: list[NcclVar] = Field(default_factory=list, description="every assignment, in file order")
+    sources: list[SourceRef] = Field(default_factory=list, description="files this one sources (shell)")
     launches: list[str] = Field(default_factory=list,
                                 description="shell: the programs the script runs (not builtins)")
     launch_spans: list[Span] = Field(default_factory=list,

@@ -75,6 +75,7 @@ class NativeNic(Model):
     roce_mode: Located[Literal[1, 2]] | None = Field(None, description="RoCE version: 1 or 2")
     congestion_control: Located[Literal["dcqcn", "spectrum-x", "none"]] | None = Field(
         None, description="Which congestion control runs: DCQCN, Spectrum-X CC, or none")
-    dcqcn: NativeDcqcn | None = None  # type: ignore[valid-type]
+    dcqcn: NativeDcqcn | None = Field(  # type: ignore[valid-type]
+        None, description="DCQCN parameters of the NIC (reaction and notification points)")
     firmware: dict[str, Located[int | str | bool]] | None = Field(
         None, description="Firmware NV config as mlxconfig names it (CNP_DSCP_P1: 48, ROCE_CC_PRIO_MASK_P1: 8)")

@@ -82,7 +82,7 @@ def _d():
 class Named:
     """An object defined once and referenced by name (a map, a profile, a scheduler)."""
 
-    name: str
+    name: str                             # the object's name, as written
     span: Span                      # the object's value (its mapping)
     key_span: Span | None = None    # the object's name, where it is written
     path: tuple = ()                # key path in the source document
@@ -92,7 +92,7 @@ class Named:
 class QosMap(Named):
     """A ``from -> to`` map (DSCP→TC, TC→PG, TC→queue, PFC priority→queue …)."""
 
-    kind: str = "dscp_to_tc"
+    kind: str = "dscp_to_tc"              # which map table: dscp_to_tc, tc_to_pg, tc_to_queue, ...
     entries: dict[int, Scalar] = _d()        # from -> Scalar(int to)
     key_spans: dict[int, Span] = _d()        # from -> span of the key token
 
@@ -117,10 +117,10 @@ class WredColor:
 class WredProfile(Named):
     """ECN marking / WRED dropping for a queue. ``ecn`` holds one of :data:`ECN_MODES`."""
 
-    ecn: Scalar | None = None
-    green: WredColor = field(default_factory=WredColor)
-    yellow: WredColor = field(default_factory=WredColor)
-    red: WredColor = field(default_factory=WredColor)
+    ecn: Scalar | None = None             # ECN marking mode (SONiC ecn_none, ecn_green, ..., ecn_all)
+    green: WredColor = field(default_factory=WredColor)  # thresholds for green packets
+    yellow: WredColor = field(default_factory=WredColor)  # thresholds for yellow packets
+    red: WredColor = field(default_factory=WredColor)  # thresholds for red packets
 
     def colors(self) -> list[tuple[str, WredColor]]:
         return [("green", self.green), ("yellow", self.yellow), ("red", self.red)]
@@ -148,7 +148,7 @@ class Scheduler(Named):
 class BufferPool(Named):
     type: Scalar | None = None      # ingress | egress | both
     mode: Scalar | None = None      # static | dynamic
-    size: Scalar | None = None
+    size: Scalar | None = None            # pool size, bytes
     xoff: Scalar | None = None      # shared headroom pool size (ingress lossless pool)
 
 
@@ -158,12 +158,12 @@ class BufferProfile(Named):
     it is NOT the PAUSE trigger level."""
 
     pool: Scalar | None = None      # name of a BufferPool
-    size: Scalar | None = None
-    xon: Scalar | None = None
-    xoff: Scalar | None = None
-    xon_offset: Scalar | None = None
-    dynamic_th: Scalar | None = None
-    static_th: Scalar | None = None
+    size: Scalar | None = None            # reserved (guaranteed) buffer, bytes
+    xon: Scalar | None = None             # fill level at which PAUSE is released, bytes
+    xoff: Scalar | None = None            # headroom after PAUSE, bytes
+    xon_offset: Scalar | None = None      # hysteresis above xon, bytes
+    dynamic_th: Scalar | None = None      # dynamic threshold alpha as log2 (-8..7)
+    static_th: Scalar | None = None       # static threshold, bytes
 
     @property
     def has_headroom(self) -> bool:
@@ -177,8 +177,8 @@ class Watchdog:
     span: Span | None = None
     path: tuple = ()
     enabled: Scalar | None = None           # bool
-    detection_ms: Scalar | None = None
-    restoration_ms: Scalar | None = None
+    detection_ms: Scalar | None = None    # storm detection time, ms
+    restoration_ms: Scalar | None = None  # restoration time, ms
     action: Scalar | None = None            # drop | forward | alert
     priorities: list[Scalar] | None = None  # SONiC pfcwd_sw_enable (None = not said)
     priorities_token: Scalar | None = None
@@ -186,7 +186,7 @@ class Watchdog:
 
 @_obj
 class QueueCfg:
-    index: int
+    index: int                            # egress queue number
     span: Span                       # the entry (``QUEUE|Ethernet0|3``)
     path: tuple = ()
     scheduler: Scalar | None = None  # name of a Scheduler
@@ -198,10 +198,10 @@ class QueueCfg:
 class PgBinding:
     """A BUFFER_PG entry for one PG; ``profile.value == "NULL"`` means the dynamic model computes it."""
 
-    pg: int
+    pg: int                               # priority group number
     span: Span
     path: tuple = ()
-    profile: Scalar | None = None
+    profile: Scalar | None = None         # name of the BufferProfile it uses (or NULL)
 
     @property
     def dynamic(self) -> bool:
@@ -210,23 +210,23 @@ class PgBinding:
 
 @_obj
 class Port:
-    name: str
+    name: str                             # interface name (Ethernet0)
     span: Span                              # where the port is defined (PORT entry or its QoS entry)
     path: tuple = ()
     speed: Scalar | None = None             # Mb/s
     mtu: Scalar | None = None               # bytes
     cable_length: Scalar | None = None      # metres (the span is the "5m" token)
-    admin_status: Scalar | None = None
+    admin_status: Scalar | None = None    # up | down
     qos_span: Span | None = None            # the port's QoS entry (PORT_QOS_MAP|port)
     qos_path: tuple | None = None
     maps: dict[str, Scalar] = _d()          # kind -> Scalar(map name)
-    scheduler: Scalar | None = None
+    scheduler: Scalar | None = None       # name of the port's Scheduler
     pfc_enable: list[Scalar] | None = None  # None = not configured; [] = explicitly none
     pfc_enable_token: Scalar | None = None  # the whole written value ("3,4" / [3, 4])
     pfc_path: tuple | None = None           # where pfc priorities are (or would be) written
-    watchdog: Watchdog | None = None
-    queues: dict[int, QueueCfg] = _d()
-    pgs: dict[int, PgBinding] = _d()
+    watchdog: Watchdog | None = None      # PFC watchdog of this port
+    queues: dict[int, QueueCfg] = _d()    # egress queue -> its scheduler, WRED and buffer profile
+    pgs: dict[int, PgBinding] = _d()      # priority group -> its buffer profile
     _pfc: frozenset | None = field(default=None, repr=False)
 
     def pfc_set(self) -> frozenset[int]:
@@ -240,29 +240,29 @@ class Port:
 class SwitchQos:
     """The normalized QoS of one switch (see the module docstring for the API)."""
 
-    name: str
-    file: str
-    format: str
+    name: str                             # the switch's name (the inventory's, else the file's hostname)
+    file: str                             # display path of the file it was read from
+    format: str                           # sonic | sonic-yang | native | nvue | cumulus-traffic
     span: Span                                  # the whole document
     path: tuple = ()                            # where this switch's document starts
-    hostname: Scalar | None = None
-    hwsku: Scalar | None = None
+    hostname: Scalar | None = None        # DEVICE_METADATA hostname
+    hwsku: Scalar | None = None           # DEVICE_METADATA hwsku (the switch model)
     buffer_model: Scalar | None = None          # "static" | "dynamic"
     trust: Scalar | None = None                 # "dscp" | "pcp" | "both" | "port"
     maps: dict[str, dict[str, QosMap]] = _d()   # kind -> name -> map
     global_maps: dict[str, Scalar] = _d()       # kind -> Scalar(map name) bound switch-wide
-    wred_profiles: dict[str, WredProfile] = _d()
-    schedulers: dict[str, Scheduler] = _d()
-    buffer_pools: dict[str, BufferPool] = _d()
-    buffer_profiles: dict[str, BufferProfile] = _d()
-    ports: dict[str, Port] = _d()
-    watchdog_poll_ms: Scalar | None = None
+    wred_profiles: dict[str, WredProfile] = _d()  # WRED/ECN profiles by name
+    schedulers: dict[str, Scheduler] = _d()  # schedulers by name
+    buffer_pools: dict[str, BufferPool] = _d()  # buffer pools by name
+    buffer_profiles: dict[str, BufferProfile] = _d()  # buffer profiles by name
+    ports: dict[str, Port] = _d()         # ports by name
+    watchdog_poll_ms: Scalar | None = None  # PFC watchdog polling interval, ms (switch-wide)
     watchdog_global_span: Span | None = None
     lossless_mtu: Scalar | None = None          # LOSSLESS_TRAFFIC_PATTERN.mtu
     default_pfcwd_status: Scalar | None = None  # SONiC DEVICE_METADATA: "enable" starts PFC WD at boot
     # True when the document is a complete configuration (YANG instance data, native file) rather
     # than a rendered fragment: references to ports then must resolve.
-    complete: bool = False
+    complete: bool = False                # a whole configuration, not a rendered fragment
     tables: frozenset = frozenset()             # top-level tables/sections present in the file
     container_span: Span | None = None          # the mapping that holds them (structural fixes)
     files: tuple[str, ...] = ()                 # the files merged into this switch, in order (empty: `file` alone)

@@ -51,14 +51,15 @@ class NativeWatchdog(Model):
     enabled: Located[bool] | None = Field(None, description="PFC watchdog on for the lossless priorities")
     detection_ms: Located[Ms] | None = Field(None, description="Storm detection time, ms (SONiC 100..5000)")
     restoration_ms: Located[Ms] | None = Field(None, description="Restoration time, ms (SONiC 100..60000)")
-    action: Located[Literal["drop", "forward", "alert"]] | None = None
+    action: Located[Literal["drop", "forward", "alert"]] | None = Field(
+        None, description="What the watchdog does to a stormed queue: drop, forward or alert (SONiC PFC_WD action)")
     poll_interval_ms: Located[Ms] | None = Field(
         None, description="Polling interval, ms (SONiC 100..1000); switch-wide only")
 
 
 class NativePfc(Model):
     priorities: list[Located[Prio]] | None = Field(None, description="PFC-enabled (lossless) priorities")
-    watchdog: NativeWatchdog | None = None
+    watchdog: NativeWatchdog | None = Field(None, description="PFC watchdog of the lossless priorities")
 
 
 class NativeEcn(Model):
@@ -73,26 +74,30 @@ class NativeEcn(Model):
 
 
 class NativeScheduler(Model):
-    type: Located[Literal["strict", "dwrr", "wrr", "STRICT", "DWRR", "WRR"]]
+    type: Located[Literal["strict", "dwrr", "wrr", "STRICT", "DWRR", "WRR"]] = Field(
+        description="strict priority, or a weighted share (dwrr, wrr)")
     weight: Located[Annotated[int, Field(ge=0)]] | None = Field(
         None, description="DWRR/WRR weight or bandwidth percent")
 
 
 class NativeBufferPool(Model):
-    type: Located[Literal["ingress", "egress", "both"]] | None = None
-    mode: Located[Literal["static", "dynamic"]] | None = None
-    size: Located[Bytes] | None = None
+    type: Located[Literal["ingress", "egress", "both"]] | None = Field(
+        None, description="Which side's buffers it holds")
+    mode: Located[Literal["static", "dynamic"]] | None = Field(
+        None, description="static thresholds, or dynamic (alpha: a share of the free pool)")
+    size: Located[Bytes] | None = Field(None, description="Pool size (bytes)")
     xoff: Located[Bytes] | None = Field(None, description="Shared headroom pool size (bytes)")
 
 
 class NativeBufferProfile(Model):
-    pool: Located[str] | None = None
-    size: Located[Bytes] | None = None
-    xon: Located[Bytes] | None = None
+    pool: Located[str] | None = Field(None, description="The buffer pool (buffer_pools key) it draws from")
+    size: Located[Bytes] | None = Field(None, description="Reserved (guaranteed) buffer, bytes")
+    xon: Located[Bytes] | None = Field(None, description="Fill level at which PAUSE is released (bytes)")
     xoff: Located[Bytes] | None = Field(None, description="Headroom after PAUSE (bytes); not the PAUSE trigger")
-    xon_offset: Located[Bytes] | None = None
-    dynamic_th: Located[Annotated[int, Field(ge=-8, le=7)]] | None = None
-    static_th: Located[Bytes] | None = None
+    xon_offset: Located[Bytes] | None = Field(None, description="Hysteresis above xon before PAUSE is released (bytes)")
+    dynamic_th: Located[Annotated[int, Field(ge=-8, le=7)]] | None = Field(
+        None, description="Dynamic threshold alpha, as log2 (-8..7): the share of free pool space a queue may take")
+    static_th: Located[Bytes] | None = Field(None, description="Static threshold (bytes), with a static pool")
 
 
 class NativePg(Model):
@@ -100,17 +105,18 @@ class NativePg(Model):
 
 
 class NativePort(Model):
-    name: Located[str]
+    name: Located[str] = Field(description="Interface name (Ethernet0)")
     speed: Annotated[Located[Annotated[int, Field(ge=1)]] | None, WithJsonSchema(
         {"anyOf": [{"type": "integer", "minimum": 1},
                    {"type": "string", "pattern": r"^\s*\d+(\.\d+)?\s*[GgMmTt]?(b|bps|b/s|bE|BE|E)?\s*$"},
                    {"type": "null"}]})] = Field(
         None, description="Port speed: 400G, 100G, or Mb/s as a number (400000)")
-    mtu: Located[Annotated[int, Field(ge=68, le=9216)]] | None = None
+    mtu: Located[Annotated[int, Field(ge=68, le=9216)]] | None = Field(None, description="Port MTU, bytes")
     cable_length: Located[Annotated[int, Field(ge=0)]] | None = Field(None, description="Metres")
     pfc: NativePfc | None = Field(None, description="Overrides the switch-wide pfc for this port")
     dscp_to_tc: DscpMap = Field(None, description="Overrides the switch-wide DSCP→TC map for this port")
-    priority_groups: dict[Prio, NativePg] | None = None
+    priority_groups: dict[Prio, NativePg] | None = Field(
+        None, description="PG → buffer profile on this port (overrides the switch-wide one)")
 
     @field_validator("speed", mode="before")
     @classmethod
@@ -122,17 +128,20 @@ class NativeSwitch(Model):
     """netlint's switch QoS file: one switch, switch-wide policy plus a list of ports."""
 
     switch: Located[str] = Field(description="Switch name (as in the inventory)")
-    trust: Located[Literal["dscp", "pcp", "both", "port"]] | None = None
-    buffer_model: Located[Literal["static", "dynamic"]] | None = None
+    trust: Located[Literal["dscp", "pcp", "both", "port"]] | None = Field(
+        None, description="What classifies ingress traffic: dscp, pcp (802.1p), both, or the port")
+    buffer_model: Located[Literal["static", "dynamic"]] | None = Field(
+        None, description="static: headroom from profiles as written; dynamic: computed from speed and cable")
     dscp_to_tc: DscpMap = Field(None, description="DSCP → traffic class")
     tc_to_pg: _intmap(15, 7) = Field(None, description="TC → priority group")
     tc_to_queue: _intmap(15, 9) = Field(None, description="TC → egress queue")
     pfc_priority_to_queue: _intmap(7, 7) = Field(None, description="PFC priority → egress queue")
-    pfc: NativePfc | None = None
+    pfc: NativePfc | None = Field(None, description="Switch-wide PFC: lossless priorities and watchdog")
     ecn: dict[Prio, NativeEcn] | None = Field(None, description="Per egress queue")
     scheduler: dict[Prio, NativeScheduler] | None = Field(None, description="Per egress queue")
-    buffer_pools: dict[str, NativeBufferPool] | None = None
-    buffer_profiles: dict[str, NativeBufferProfile] | None = None
+    buffer_pools: dict[str, NativeBufferPool] | None = Field(None, description="Buffer pools by name")
+    buffer_profiles: dict[str, NativeBufferProfile] | None = Field(None, description="Buffer profiles by name")
     priority_groups: dict[Prio, NativePg] | None = Field(
         None, description="PG → buffer profile, for every port")
-    ports: list[NativePort] = Field(default_factory=list)
+    ports: list[NativePort] = Field(default_factory=list,
+                                    description="Ports, with what differs from the switch-wide policy")

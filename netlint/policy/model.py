@@ -31,17 +31,19 @@ class Policy(Model):
                     "json_schema_extra": {"oneOf": [{"required": ["assert"]}, {"required": ["template"]}]}}
 
     id: Located[PolicyId] = Field(description="Stable code, e.g. ORG001 (not a built-in family)")
-    summary: Located[str]
-    severity: Located[Literal["error", "warning", "info"]] = Field(default=None)  # type: ignore[assignment]
+    summary: Located[str] = Field(description="One line: what the policy requires (shown by `netlint rules`)")
+    severity: Located[Literal["error", "warning", "info"]] = Field(  # type: ignore[assignment]
+        default=None, description="error (default), warning or info")
     given: Located[str] | list[Located[str]] = Field(description="RFC 9535 JSONPath(s) over the workspace view")
     assert_: Located[str] | None = Field(None, alias="assert", description=(
         "CEL over `self`, `workspace` and the item the node is in (`switch`, `nccl_env`, `job`, `nic`)"))
-    template: Located[Template] | None = None
+    template: Located[Template] | None = Field(None, description=(
+        "A built-in check instead of CEL: required, forbidden, range, one-of, pattern, match-across (with `params`)"))
     params: dict[str, Any] = Field(default_factory=dict, description="Template parameters")
     message: Located[str] | None = Field(None, description="With {self.field} / {switch.name} / {workspace.x} placeholders")
-    docs: Located[str] | None = None
-    tags: list[Located[str]] = Field(default_factory=list)
-    examples: Examples | None = None
+    docs: Located[str] | None = Field(None, description="Why, and the source of the number (shown by `netlint rule`)")
+    tags: list[Located[str]] = Field(default_factory=list, description="Labels to select or group policies by")
+    examples: Examples | None = Field(None, description="Values that must fail and pass (`netlint policy test` runs them)")
 
     @model_validator(mode="after")
     def _one_check(self) -> "Policy":
@@ -65,5 +67,5 @@ class Policy(Model):
 
 
 class PolicyFile(Model):
-    rules: list[Policy]
+    rules: list[Policy] = Field(description="The policies of this file")
 

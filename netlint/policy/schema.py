@@ -60,14 +60,46 @@ class _Gen:
         if name not in self.defs:
             self.defs[name] = {}
             props = {}
-            for key, _, tp, note in model_fields(cls) or ():
+            notes = field_notes(cls) if dataclasses.is_dataclass(cls) else {}
+            for key, attr, tp, note in model_fields(cls) or ():
                 props[key] = self.of(tp)
+                note = note or notes.get(attr, "")
                 if note:
                     props[key] = {**props[key], "description": note}
             doc = _summary(cls)
             self.defs[name] = {"type": "object", "title": name, "properties": props,
                                **({"description": doc} if doc and not doc.startswith(name + "(") else {})}
         return {"$ref": f"#/$defs/{name}"}
+
+
+def field_notes(cls: type) -> dict[str, str]:
+    """Trailing ``# comments`` of a dataclass's field lines, its base classes' included (``name`` of a
+    ``Named`` map), read with the tokenizer so a line with a quoted default keeps its comment."""
+    import inspect
+    import io
+    import re
+    import tokenize
+
+    out: dict[str, str] = {}
+    for klass in reversed(cls.__mro__):
+        if not dataclasses.is_dataclass(klass):
+            continue
+        try:
+            source = inspect.getsource(klass)
+        except (OSError, TypeError):
+            continue
+        lines = source.splitlines()
+        try:
+            tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+        except (tokenize.TokenError, SyntaxError):
+            continue
+        for tok in tokens:
+            if tok.type != tokenize.COMMENT:
+                continue
+            m = re.match(r"\s+([A-Za-z_]\w*)\s*:", lines[tok.start[0] - 1])
+            if m and tok.start[1] > m.end():
+                out[m.group(1)] = tok.string.lstrip("#").strip()
+    return out
 
 
 def _summary(cls: type) -> str:
@@ -100,7 +132,17 @@ def _item(gen: _Gen, cls: type) -> dict:
     props = gen.defs[cls.__name__].get("properties", {})
     if "kind" in props:
         return ref
-    return {"allOf": [ref, {"properties": {"kind": {"const": kind_of(cls)}}, "required": ["kind"]}]}
+    kind = {"const": kind_of(cls), "description": "The model this item comes from (select with `[?@.kind == '...']`)"}
+    return {"allOf": [ref, {"properties": {"kind": kind}, "required": ["kind"]}]}
+
+
+COLLECTIONS = {
+    "inventory": "The cluster inventory, or null when the repo has none",
+    "switches": "Every switch QoS configuration read (SONiC, native, NVUE, ...), one item per switch",
+    "nics": "Every NIC QoS / DCQCN configuration read",
+    "nccl_envs": "Every NCCL environment read (env files, scripts, Kubernetes containers, nccl.conf, ...)",
+    "jobs": "Training jobs, DeepSpeed configs and hostfiles (`kind` says which)",
+}
 
 
 def workspace_schema() -> dict:
@@ -110,10 +152,12 @@ def workspace_schema() -> dict:
     inventory = Inventory.model_json_schema(ref_template="#/$defs/{model}")
     gen.defs.update(inventory.pop("$defs", {}))
     gen.defs["Inventory"] = inventory
-    props: dict[str, Any] = {"inventory": {"anyOf": [{"$ref": "#/$defs/Inventory"}, {"type": "null"}]}}
+    props: dict[str, Any] = {"inventory": {"anyOf": [{"$ref": "#/$defs/Inventory"}, {"type": "null"}],
+                                           "description": COLLECTIONS["inventory"]}}
     for name, classes in collection_models().items():
         items = [_item(gen, cls) for cls in classes]
-        props[name] = {"type": "array", "items": items[0] if len(items) == 1 else {"anyOf": items} if items else {}}
+        props[name] = {"type": "array", "items": items[0] if len(items) == 1 else {"anyOf": items} if items else {},
+                       "description": COLLECTIONS[name]}
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": "https://netlint.dev/schemas/workspace.schema.json",
