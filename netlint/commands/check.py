@@ -248,7 +248,10 @@ def _internal_errors_to_stderr(report, verbose: bool) -> None:
     for f in report.findings:
         if f.code != "NL000":
             continue
-        sys.stderr.write(f"netlint: {f.span.file}:{f.span.line}:{f.span.col}: {f.message}\n")
+        from netlint.reporters import cwd_path
+
+        where = cwd_path(report, f.span.file)
+        sys.stderr.write(f"netlint: {where}:{f.span.line}:{f.span.col}: {f.message}\n")
         tb = f.extra.get("traceback")
         if verbose and tb:
             sys.stderr.write(tb if tb.endswith("\n") else tb + "\n")
@@ -260,8 +263,11 @@ def _internal_errors_to_stderr(report, verbose: bool) -> None:
 def _show_files(args, report) -> int:
     """``--show-files``: one line per file, ``path: format[, format]`` or ``path: skipped: why`` (like
     ruff's ``--show-files``, which lists what would be checked; exits 0 whatever the findings)."""
+    from netlint.display import namer
+
     rows = report.shown or []
-    out = "".join(f"{path}: {what}\n" for path, what in rows)
+    name = namer(report.config.root)  # named from the current directory, as the findings are
+    out = "".join(f"{name(path)}: {what}\n" for path, what in rows)
     if args.output_file:
         write_text("--output-file", args.output_file, out)
     elif not args.quiet:

@@ -62,6 +62,11 @@ def run(args) -> int:
 
     measured = R.measured_json(ws)
     cal = R.calibration(ws, args.calibrate, mfu or _default_mfu()) if getattr(args, "calibrate", None) else None
+    from netlint.display import shown_label
+
+    def name(label: str) -> str:  # files named from the current directory, as `netlint check` does
+        return shown_label(ws.root, label, ws.sources)
+
     if args.format == "json":
         jobs = [_as_json(m, budget) for m in models]
         if advise:
@@ -69,13 +74,13 @@ def run(args) -> int:
             for d, m in zip(jobs, models):
                 d["advice"] = advice_json(ws, m.job, mfu, args.top)
         doc = {"jobs": jobs, **({"runs": measured} if measured else {}), **({"calibration": cal} if cal else {})}
-        sys.stdout.write(json.dumps(doc, indent=2) + "\n")
+        sys.stdout.write(json.dumps(_shown_files(doc, ws), indent=2) + "\n")
     elif advise and models:
         from netlint.commands.model_advise import advice_text
-        sys.stdout.write("".join(_as_text([m], ws.inventory is not None, budget).rstrip("\n") + "\n"
+        sys.stdout.write("".join(_as_text([m], ws.inventory is not None, budget, name).rstrip("\n") + "\n"
                                  + advice_text(ws, m.job, mfu, args.top) for m in models))
     elif models or not (measured or cal):
-        sys.stdout.write(_as_text(models, ws.inventory is not None, budget))
+        sys.stdout.write(_as_text(models, ws.inventory is not None, budget, name))
     if args.format != "json":
         sys.stdout.write(R.measured_text(ws) + (R.calibration_text(cal) if cal else ""))
     return 0
@@ -165,13 +170,26 @@ def _table(rows: list[tuple[str, ...]]) -> list[str]:
     return ["  " + "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
 
 
-def _as_text(models, has_inventory: bool, budget: float) -> str:
+def _shown_files(doc, ws):
+    """``doc`` with every ``file`` and ``name`` that names files of the run shown as `netlint check`
+    shows them (netlint.display); other names are left as they are."""
+    from netlint.display import shown_label
+
+    if isinstance(doc, list):
+        return [_shown_files(v, ws) for v in doc]
+    if not isinstance(doc, dict):
+        return doc
+    return {k: shown_label(ws.root, v, ws.sources) if k in ("file", "name") and isinstance(v, str)
+            else _shown_files(v, ws) for k, v in doc.items()}
+
+
+def _as_text(models, has_inventory: bool, budget: float, name=str) -> str:
     if not models:
         return "no training jobs found\n"
     out = []
     for m in models:
         j, p, est = m.job, m.parallel, m.estimate
-        out.append(f"{j.label} ({j.framework}): world {m.world if m.world is not None else '?'}, "
+        out.append(f"{name(j.label)} ({j.framework}): world {m.world if m.world is not None else '?'}, "
                    f"TP {p.get('tp')} PP {p.get('pp')} DP {p.get('dp') if p.get('dp') is not None else '?'} "
                    f"CP {p.get('cp')} EP {p.get('ep')}")
         facts = []

@@ -42,9 +42,12 @@ def measured_text(ws) -> str:
     rows = measured_json(ws)
     if not rows:
         return ""
+    from netlint.display import namer
+
+    name = namer(ws.root)
     lines = ["nccl-tests results (bus bandwidth, GB/s):"]
     for r in rows:
-        where = f"{r['file']}:{r['line']}"
+        where = f"{name(r['file'])}:{r['line']}"
         head = f"  {r['program'] or 'nccl-tests'} ({where})"
         if r["ranks"]:
             head += f": {r['ranks']} ranks on {r['nodes']} node(s)"

@@ -38,11 +38,28 @@ def run(args) -> int:
         return 2
     report = lint(Options(paths=paths, config_file=args.config, inventory=args.inventory, select=["NL"]))
     found = chains(report.workspace)
+    _show_files(found, report.workspace)
     if args.format == "json":
         sys.stdout.write(json.dumps({"chains": [c.as_dict() for c in found]}, indent=2) + "\n")
     else:
         sys.stdout.write(as_text(found))
     return 1 if any(c.first_break is not None for c in found) else 0
+
+
+def _show_files(found, ws) -> None:
+    """Name files as `netlint check` does, from the current directory (netlint.display): the chains
+    are printed, not joined further."""
+    import dataclasses
+
+    from netlint.display import namer, shown_label
+
+    name = namer(ws.root)
+    for c in found:
+        c.job = shown_label(ws.root, c.job, ws.sources) if c.job else c.job
+        c.nic_files = [name(f) for f in c.nic_files]
+        for i, h in enumerate(c.hops):
+            if h.span is not None:
+                c.hops[i] = dataclasses.replace(h, span=h.span._replace(file=name(h.span.file)))
 
 
 def as_text(found) -> str:

@@ -55,8 +55,12 @@ class FixRun:
     unwritten: dict[str, str] = field(default_factory=dict)  # display path -> why it was not written
 
     def diff(self) -> str:
-        return "".join(unified_diff(c.path, c.before, c.after) for _, c in sorted(self.changes.items())
-                       if c.path not in self.unwritten)
+        """Headers name files as ``git diff`` does (netlint.display), so ``git apply`` takes the
+        patch from the repository's top or from the folder netlint ran in."""
+        from netlint.display import patch_path
+
+        return "".join(unified_diff(patch_path(self.report, c.path), c.before, c.after)
+                       for _, c in sorted(self.changes.items()) if c.path not in self.unwritten)
 
     def unsafe_remaining(self) -> int:
         return sum(1 for f in self.report.findings if fixable(f, True) and not f.fix.safe)

@@ -33,15 +33,10 @@ def repo_root(report) -> Path:
 
 
 def absolute(report, file: str) -> Path:
-    """The file a display path names (relative to the project root, or to the current directory
-    for files outside it)."""
-    p = Path(file)
-    if p.is_absolute():
-        return p
-    under_root = report.config.root / p
-    if under_root.exists() or not (Path.cwd() / p).exists():
-        return Path(os.path.normpath(under_root))
-    return Path(os.path.normpath(Path.cwd() / p))
+    """The file a span path names (netlint.display.absolute)."""
+    from netlint.display import absolute as absolute_path
+
+    return absolute_path(report.config.root, file)
 
 
 def repo_path(report, file: str, top: Path | None = None) -> str | None:
@@ -54,9 +49,8 @@ def repo_path(report, file: str, top: Path | None = None) -> str | None:
 
 
 def cwd_path(report, file: str) -> str:
-    """``file`` relative to the current directory when it lies below it (so terminals and editors
-    open it, as with ruff); otherwise the display path, relative to the project root."""
-    try:
-        return absolute(report, file).relative_to(Path.cwd().resolve()).as_posix()
-    except ValueError:
-        return file
+    """``file`` as a person reads it: relative to the current directory when below it, else absolute
+    (netlint.display)."""
+    from netlint.display import shown
+
+    return shown(report.config.root, file)

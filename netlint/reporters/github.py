@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from netlint.reporters import repo_path, repo_root
+from netlint.reporters import cwd_path, repo_path, repo_root
 
 COMMANDS = {"error": "error", "warning": "warning", "info": "notice"}
 PER_STEP = 10  # GitHub: error and warning annotations shown per step, per level
@@ -45,11 +45,11 @@ def _title(f, names: dict[str, str]) -> str:
 
 def annotation(f, report, names: dict[str, str], top=None) -> str:
     s = f.span
-    file = repo_path(report, s.file, top) or s.file
+    file = repo_path(report, s.file, top) or cwd_path(report, s.file)
     one_line = s.end_line in (0, s.line)
     parts = [f.message]
     for rel in f.related:
-        where = repo_path(report, rel.span.file, top) or rel.span.file
+        where = repo_path(report, rel.span.file, top) or cwd_path(report, rel.span.file)
         parts.append(f"  {where}:{rel.span.line}:{rel.span.col}: {rel.message}")
     if f.fix is not None:
         parts.append(f"fix{'' if f.fix.safe else ' (unsafe)'}: {f.fix.description}")

@@ -5,19 +5,20 @@ from __future__ import annotations
 import json
 
 
-def span_dict(span) -> dict:
-    return {"file": span.file, "line": span.line, "column": span.col,
+def span_dict(span, where=str) -> dict:
+    """``where`` names the file as printed (netlint.display); the span keeps the project path."""
+    return {"file": where(span.file), "line": span.line, "column": span.col,
             "end_line": span.end_line, "end_column": span.end_col}
 
 
-def finding_dict(f) -> dict:
-    out = {"code": f.code, "severity": str(f.severity), "message": f.message, **span_dict(f.span),
+def finding_dict(f, where=str) -> dict:
+    out = {"code": f.code, "severity": str(f.severity), "message": f.message, **span_dict(f.span, where),
            "key": f.key,
-           "related": [{"message": r.message, **span_dict(r.span)} for r in f.related]}
+           "related": [{"message": r.message, **span_dict(r.span, where)} for r in f.related]}
     if f.fix is not None:
         out["fix"] = {"description": f.fix.description,
                       "applicability": "safe" if f.fix.safe else "unsafe",
-                      "edits": [{**span_dict(e.span), "replacement": e.replacement,
+                      "edits": [{**span_dict(e.span, where), "replacement": e.replacement,
                                  **({"path": list(e.doc_path)} if e.doc_path else {})}
                                 for e in f.fix.edits]}
     if f.suppressed is not None:
@@ -28,7 +29,7 @@ def finding_dict(f) -> dict:
     return out
 
 
-def nccl_settings(ws) -> list[dict]:
+def nccl_settings(ws, where=str) -> list[dict]:
     """Each NCCL variable the checked files set, once, where it is written: ``name``, ``value`` (null when
     netlint cannot know it), ``how`` (export, k8s, helm, mpirun-x, dockerfile, …), ``format`` and
     ``scope`` of its env (``MPIJob/…/launcher``, ``ncclTest.env``), the name's file/line/column and the
@@ -42,7 +43,7 @@ def nccl_settings(ws) -> list[dict]:
             seen.add((name.file, name.start, name.line, name.col))
             at = var.span
             out.append({"name": var.key, "value": var.known, "how": var.how, "format": env.format,
-                        "scope": env.scope, "file": name.file, "line": name.line, "column": name.col,
+                        "scope": env.scope, "file": where(name.file), "line": name.line, "column": name.col,
                         "value_line": at.line, "value_column": at.col})
     return out
 
@@ -54,11 +55,13 @@ def render(report, options) -> str:
     from collections import Counter
 
     from netlint import __version__
+    from netlint.display import namer
 
+    where = namer(report.config.root)  # paths as the text output prints them (netlint.display)
     doc = {"version": __version__,
-           "files": report.files,
-           "findings": [finding_dict(f) for f in report.findings],
-           "nccl_settings": nccl_settings(getattr(report, "workspace", None))}
+           "files": [where(f) for f in report.files],
+           "findings": [finding_dict(f, where) for f in report.findings],
+           "nccl_settings": nccl_settings(getattr(report, "workspace", None), where)}
     if getattr(options, "statistics", False):
         doc["statistics"] = dict(sorted(Counter(f.code for f in report.findings if not f.suppressed).items()))
     if getattr(options, "exit_code", None) is not None:

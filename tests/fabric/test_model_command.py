@@ -22,6 +22,11 @@ torchrun --nproc_per_node 8 --nnodes 16 pretrain_gpt.py --tensor-model-parallel-
 """
 
 
+@pytest.fixture(autouse=True)
+def _in_tmp(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # files are named from the current directory, as `netlint check` does
+
+
 def _model(tmp_path, capsys, files, *extra):
     write_repo(tmp_path, files)
     capsys.readouterr()

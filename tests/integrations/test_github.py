@@ -111,7 +111,8 @@ def test_auto_selected_on_github_actions(tmp_path, capsys, monkeypatch):
     rc, out, _ = cli(capsys, "check", tmp_path)
     assert rc == 1 and out.startswith("::error file=inventory.yaml,line=4,endLine=4,col=1,endColumn=7,")
     rc, out, _ = cli(capsys, "check", "--format", "text", tmp_path)
-    assert out.startswith("inventory.yaml:4:1: NL004")
+    # the text names files from the current directory; tmp_path is not below it: absolute
+    assert out.startswith(f"{tmp_path.resolve().as_posix()}/inventory.yaml:4:1: NL004")
 
 
 def test_paths_relative_to_github_workspace(tmp_path, capsys, monkeypatch):

@@ -68,11 +68,12 @@ def test_disable_file_prefix_and_all(tmp_path, capsys):
         assert codes(found, suppressed=True) == ["NL004", "NL004"]
 
 
-def test_env_and_shell_files(tmp_path, capsys):
+def test_env_and_shell_files(tmp_path, capsys, monkeypatch):
     write(tmp_path, {
         "a.env": "NCCL_DEBUG=WARN\nNCCL_DEBUGG=WARN  # netlint: disable=NCCL301 -- read by our wrapper\n",
         "run.sh": "#!/bin/bash\n# netlint: disable=NCCL301 -- read by our wrapper\nexport NCCL_DEBUGG=WARN\n",
     })
+    monkeypatch.chdir(tmp_path)  # JSON paths are relative to the current directory
     rc, found = findings(capsys, tmp_path)
     assert rc == 0
     assert sorted((f["file"], f["code"]) for f in found if f.get("suppressed")) == [

@@ -5,10 +5,16 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from conftest import ROOT, lint_repo, write_repo
 from test_nic_rules import NCCL, SWITCH, inventory
 
 from netlint.cli import main
+
+
+@pytest.fixture(autouse=True)
+def _in_tmp(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # files are named from the current directory, as `netlint check` does
 
 
 def _repo(tmp_path, nic: str):
@@ -64,7 +70,8 @@ def test_text_shows_each_break_with_its_owner(tmp_path, capsys):
     assert "  breaks first at: NIC trust (NIC201)" in out
 
 
-def test_a_wrong_dscp_is_one_break_owned_by_xc601_on_the_examples(capsys):
+def test_a_wrong_dscp_is_one_break_owned_by_xc601_on_the_examples(capsys, monkeypatch):
+    monkeypatch.chdir(ROOT / "examples")
     assert main(["path", "--format", "json", str(ROOT / "examples")]) == 1
     (chain,) = json.loads(capsys.readouterr().out)["chains"]
     brk = chain["break"]
