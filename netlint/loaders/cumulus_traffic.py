@@ -1,6 +1,6 @@
 """Legacy Cumulus Linux ``traffic.conf`` / ``qos_features.conf`` (``key = value`` lines) → :class:`SwitchQos`.
 
-Read (research/switch-qos.md §1b; sample ``microsoft-SDN-cumulus/traffic_RocE_Lossless.conf``):
+Read (Cumulus Linux 4.x User Guide, Quality of Service; public sample ``traffic_RocE_Lossless.conf``):
 
 - ``traffic.packet_priority_source_set = [802.1p,dscp]`` → trust;
 - ``traffic.cos_N.priority_source.dscp = [...]`` / ``.8021p`` → DSCP→TC / PCP→TC (internal cos = TC);

@@ -1,12 +1,12 @@
 """Training jobs in shell / Slurm scripts: Megatron-LM and Megatron-DeepSpeed launches.
 
 The script is evaluated by :mod:`netlint.shell` (nothing runs) with Slurm's variables seeded from its
-``#SBATCH`` header (``SLURM_NNODES`` from ``--nodes``, …; research/jobs.md §2e.3). Every launch command
-(:mod:`netlint.jobs.launch`) with Megatron arguments becomes a :class:`TrainingJob`. A script that
-only submits another one (``sbatch [opts] FILE``, sc21's ``SBATCH.sh``) is followed into that file with
-the exported environment and the ``sbatch`` options, which override the file's own header. A
-``--deepspeed_config`` written by a here-doc of the same script (``cat <<EOT > $config_json``) or
-present on disk is read and attached.
+``#SBATCH`` header (``SLURM_NNODES`` from ``--nodes``, …; Slurm ``sbatch(1)``, OUTPUT ENVIRONMENT
+VARIABLES). Every launch command (:mod:`netlint.jobs.launch`) with Megatron arguments becomes a
+:class:`TrainingJob`. A script that only submits another one (``sbatch [opts] FILE``, sc21's
+``SBATCH.sh``) is followed into that file with the exported environment and the ``sbatch``
+options, which override the file's own header. A ``--deepspeed_config`` written by a here-doc of
+the same script (``cat <<EOT > $config_json``) or present on disk is read and attached.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """``nccl.conf`` files (``/etc/nccl.conf``, ``~/.nccl.conf``, ``$NCCL_CONF_FILE``): NCCL's own format.
 
-This is **not** shell. ``src/misc/param.cc`` ``setEnvFile()`` (research/nccl.md §2.1) reads each line:
+This is **not** shell. NVIDIA/nccl@5067397c ``src/misc/param.cc`` ``setEnvFile()`` reads each line:
 trailing ``\\n``/``\\r`` stripped; a line whose first byte is ``#`` is skipped; a line without ``=`` is
 skipped; the name is everything before the **first** ``=``; the value is everything after it, verbatim
 (no trimming, no unquoting, no ``export`` handling). So ``NCCL_IB_HCA==mlx5_0`` has the value ``=mlx5_0``,

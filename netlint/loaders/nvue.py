@@ -1,7 +1,7 @@
 """Cumulus Linux NVUE ``startup.yaml`` (``- set: {qos: …, interface: …}``) → :class:`SwitchQos`.
 
-**The layout is derived, not confirmed**: research/switch-qos.md §1b found no real public
-``startup.yaml`` with QoS. It follows the ``nv set qos …`` paths of Cumulus Linux 5.14 and the
+**The layout is derived, not confirmed**: no real public ``startup.yaml`` with QoS was found
+when this was written. It follows the ``nv set qos …`` paths of Cumulus Linux 5.14 and the
 general NVUE layout (``- set:`` → nested mappings, collections keyed by id, bare ids as ``{}``)::
 
     - set:

@@ -20,7 +20,7 @@ outside the YANG range or enumeration, or a missing mandatory field; NL011 for a
 map, profile, scheduler, pool or port that the file does not define. Range checks that are QoS
 semantics (WRED thresholds and probabilities, PFC watchdog timings) are left to QOS rules so that
 every format gets them. Sources of every range: ``sonic-buildimage`` ``src/sonic-yang-models``
-(research/switch-qos.md §1a).
+at sonic-net/sonic-buildimage@086b03bd.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """NCCL's interface/device list syntax: ``NCCL_SOCKET_IFNAME``, ``NCCL_IB_HCA``, ``NCCL_OOB_NET_IFNAME``.
 
-research/nccl.md §2.3 [confirmed, SRC ``misc/utils.cc`` ``parseStringList()``/``matchIfList()``,
-``net_ib/init.cc:317-370``, ``misc/socket.cc:190-225``]:
+NVIDIA/nccl@5067397c ``src/misc/utils.cc`` ``parseStringList()``/``matchIfList()``,
+``src/transport/net_ib/init.cc:317-370``, ``src/misc/socket.cc:190-225``:
 
 - a leading ``^`` means exclude, **then** an optional ``=`` means exact match (``^=docker0`` works;
   ``=^eth0`` is an exact match on the literal name ``^eth0``);

@@ -1,6 +1,6 @@
 """The NCCL environment-variable registry, read lazily from ``netlint/data/nccl-env.tsv``.
 
-The TSV is a copy of ``shared/reference/nccl-env.tsv`` (column guide: ``nccl-env.README.md``). It
+The TSV was extracted from NCCL's source and binaries (``COLUMNS`` below names its columns). It
 reflects NVIDIA/nccl master ``5067397c`` = **2.30.7** (every ``NCCL_PARAM``/``ncclGetEnv`` read in
 ``src/``), the **2.32.3** ``libnccl.so.2`` of the PyPI wheel (strings and the parameter-registry
 dump), the history of all 73 release tags (first seen / removed) and the User Guide ``env.rst``
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-# The releases the data file reflects (research/nccl.md §1; nccl-env.README.md "The versions it reflects").
+# The releases the data file reflects.
 SOURCE_VERSION = "2.30.7"     # NVIDIA/nccl master 5067397c2676d5aed50042fc39e5c8ee96eb0027
 BINARY_VERSION = "2.32.3"     # nvidia-nccl-cu12==2.32.3 libnccl.so.2 (ground truth for names)
 REGISTRY_VERSION = BINARY_VERSION
@@ -28,8 +28,9 @@ DATA_FILE = Path(__file__).resolve().parent.parent / "data" / "nccl-env.tsv"
 COLUMNS = ("name", "type", "allowed", "default", "since_deprecated", "category", "meaning", "status",
            "evidence", "in_wheel_2_32_3", "documented")
 
-# Replacements of deprecated/removed names (research/nccl.md §4, from TAGS + DOC). ``rename`` marks a
-# 1:1 rename (same values mean the same thing), which a fix may apply as a plain rename.
+# Replacements of deprecated/removed names (NVIDIA/nccl release tags and the User Guide's env.rst).
+# ``rename`` marks a 1:1 rename (same values mean the same thing), which a fix may apply as a plain
+# rename.
 REPLACEMENTS: dict[str, tuple[str, bool]] = {
     "NCCL_MIN_NCHANNELS": ("NCCL_MIN_CTAS", True),
     "NCCL_MAX_NCHANNELS": ("NCCL_MAX_CTAS", True),
@@ -51,7 +52,7 @@ REPLACEMENTS: dict[str, tuple[str, bool]] = {
     "NCCL_PROXY_PROFILE": ("NCCL_PROFILER_PLUGIN", False),
 }
 
-# NCCL_* names that are compile-time constants in NCCL's source, not variables (research/nccl.md §5).
+# NCCL_* names that are compile-time constants in NCCL's source, not variables (NVIDIA/nccl@5067397c).
 CONSTANTS = {
     "NCCL_NET_MAX_REQUESTS": "a compile-time constant of the net-plugin API",
     "NCCL_AGG_CHANNEL_SIZE": "a compile-time constant in NCCL's source",
@@ -160,7 +161,7 @@ def _first_last(since: str, status: str) -> tuple:
     if m:
         removed = vtuple(m.group(1))
     if "absent from 2.32.3" in text:
-        removed = (2, 31)  # in 2.30.7 source, not in the 2.32.3 binary (research/nccl.md §7)
+        removed = (2, 31)  # in 2.30.7 source, not in the 2.32.3 binary (nvidia-nccl-cu12 wheel)
     if status == "removed" and last is None and removed is None:
         m = re.search(r"deprecated\s+(\d+\.\d+(?:\.\d+)?)", text)
         if m:  # "2.0.5; deprecated 2.2.12": ignored after that release

@@ -9,13 +9,13 @@ same directory or below. Concretely, for a job (anything in ``ws.jobs`` with a `
    ``nccl.conf`` files, and shell files that only set variables (run no program) and are not jobs.
 
 Order = precedence, lowest first: ``nccl.conf`` files (NCCL applies them with ``setenv(…, 0)``, so the
-process environment always wins; research/nccl.md §2.1), then env files from the farthest directory
-to the nearest, then the job's own file. :func:`effective` folds such a list into name → assignment;
-:mod:`netlint.nccl.layers` says which assignment wins for each launch of the job (a one-command prefix
-and ``mpirun -x`` override the script's environment for that launch) and which ones never take effect.
-An nccl.conf written by a here-document (or ``echo``/``printf``) of a script is an env of that script's
-file (format ``nccl.conf``, ``scope`` naming the target): it is in the script's own group, lowest; one a
-Dockerfile ``RUN`` writes is in the group of its stage's ``ENV``.
+process environment always wins; NVIDIA/nccl@5067397c ``src/misc/param.cc`` ``setEnvFile()``), then env
+files from the farthest directory to the nearest, then the job's own file. :func:`effective` folds such
+a list into name → assignment; :mod:`netlint.nccl.layers` says which assignment wins for each launch of
+the job (a one-command prefix and ``mpirun -x`` override the script's environment for that launch) and
+which ones never take effect. An nccl.conf written by a here-document (or ``echo``/``printf``) of a
+script is an env of that script's file (format ``nccl.conf``, ``scope`` naming the target): it is in the
+script's own group, lowest; one a Dockerfile ``RUN`` writes is in the group of its stage's ``ENV``.
 
 Cluster-wide checks need no job: :func:`launch_groups` gives one group per training job plus one
 per env that no job takes in and no other env sources.

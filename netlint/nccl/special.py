@@ -1,4 +1,4 @@
-"""The NCCL variables read by a parser of their own (research/nccl.md §2.5-2.9): path and merge levels,
+"""The NCCL variables read by a parser of their own (NVIDIA/nccl@5067397c ``src/``): path and merge levels,
 ``NCCL_DEBUG`` and the debug bitsets, ``NCCL_ALGO``/``NCCL_PROTO`` lists, address families, CIDR and
 host:port values, the NETDEVS/CTA policies and thread thresholds. :data:`SPECIAL` maps each name to
 its check; :func:`netlint.nccl.values.check` dispatches to it."""

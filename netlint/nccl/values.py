@@ -1,6 +1,6 @@
 """How NCCL reads a value, and what goes wrong when it is written otherwise.
 
-Every rule here models a parser in NCCL's source (research/nccl.md §2; SRC = NVIDIA/nccl 2.30.7):
+Every rule here models a parser in NCCL's source (SRC = NVIDIA/nccl@5067397c, 2.30.7):
 
 - legacy ``NCCL_PARAM`` integers and booleans: ``strtoll(value, NULL, 0)`` (``src/misc/param.cc:78``):
   decimal, ``0x`` hex, **octal after a leading 0**, words parse as 0, the number stops at the first

@@ -13,7 +13,8 @@ if TYPE_CHECKING:
     from netlint.workspace import Workspace
 
 # SONiC dual-ToR ports with DSCP remap enable PFC on 2,3,4,6 (bounced-back lossless traffic is
-# remapped 3→2, 4→6 to avoid PFC deadlock): research/switch-qos.md §1a, R15, R23; stock renders.
+# remapped 3→2, 4→6 to avoid PFC deadlock): sonic-net/SONiC ``doc/qos/tunnel_dscp_remapping.md``;
+# stock renders.
 DUAL_TOR_PFC = frozenset({2, 3, 4, 6})
 # netdev MTU needed for RoCE path MTU 4096: 4096 + GRH 40 + UDP 8 + BTH 12 + XRC 4 + AtomicETH 28
 # + ICRC 4 = 4192 (linux include/rdma/ib_addr.h iboe_get_mtu, include/rdma/ib_pack.h).

@@ -1,7 +1,7 @@
 """SONiC CONFIG_DB tables → :class:`~netlint.models.switch.SwitchQos` (used by :mod:`netlint.loaders.sonic`).
 
 The builder reads each table family with YANG's types and ranges (``sonic-buildimage``
-``src/sonic-yang-models``, research/switch-qos.md §1a), reporting bad values (NL005) and dangling
+``src/sonic-yang-models`` at sonic-net/sonic-buildimage@086b03bd), reporting bad values (NL005) and dangling
 references (NL011) as located findings. This module holds the field readers, the reference checks and
 the order tables are read in; the families are mixins (``sonic_maps``, ``sonic_buffers``,
 ``sonic_ports``) and the table catalogue is in ``sonic_catalogue``. These are helper modules, not

@@ -54,6 +54,16 @@ def test_internal_pattern_can_fail():
     assert not INTERNAL.search("NCCL_NET_SHARED_BUFFERS; a shared-memory carveout")
 
 
+def test_nothing_installed_cites_internal_notes():
+    """Module docs and data ship in the package too: they name the public source, not the notes."""
+    package = ROOT / "netlint"
+    hits = [f"{path.relative_to(ROOT)}:{n}"
+            for path in sorted(package.rglob("*")) if path.suffix in (".py", ".tsv", ".yaml", ".json", ".md")
+            for n, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1)
+            if INTERNAL.search(line)]
+    assert hits == []
+
+
 def test_packs_do_not_cite_internal_notes():
     for pack in sorted((ROOT / "rules").glob("*.yaml")):
         hit = INTERNAL.search(pack.read_text(encoding="utf-8"))
