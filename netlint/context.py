@@ -1,26 +1,30 @@
-"""Runs on some files only (pre-commit, an editor, ``netlint check a.yaml b.env``).
+"""Runs on some files (pre-commit, ``--changed-since``, an editor, ``netlint check a.yaml b.env``).
 
 pre-commit passes the staged files, possibly split over several calls, so no call sees the whole
-repository. netlint therefore loads the context itself and reports on the files it was given:
+repository. netlint therefore loads the context itself and reports what the given files change:
 
 * **context** (loaded, not reported on): the inventory (named in the config, or ``inventory.yaml`` at
   the project root) and the switch and NIC configs it names; for a job, the env files in its folder
   and every folder above it up to the root (netlint/nccl/scope.py: an env file applies to jobs in
   its folder and below);
-* **dependents** (loaded and reported on): when a given file is itself context for others, the files
-  that depend on it are checked too —
+* **dependents** (loaded so that cross-file rules see them, not reported on as such): when a given
+  file is itself context for others, the files that read it —
 
   ===================================  ====================================================
-  given file is                        also reported
+  given file is                        also loaded
   ===================================  ====================================================
-  the inventory                        every file of the repository
-  a switch or NIC config               every switch, NIC, NCCL env and job file
+  the inventory, a switch or NIC       every file of the repository
+  config
   an env file (.env, nccl.conf,        NCCL envs and jobs in its folder and below
   a shell file that only sets vars)
   ===================================  ====================================================
 
-A finding in another file whose related location lies in a given file is reported as well (the
-engine's filter). The project root is the folder of the netlint configuration; without one, the
+What is reported (:func:`in_scope`): every finding located in a given file, and a finding located in
+another file when it involves a given file (a related location in it) and its rule reads that file's
+kind (netlint.rule_inputs) — a switch edit reports the XC601 of an env file whose DSCP that switch
+maps, never the JOB430 of an untouched DeepSpeed config. A run on folders reports the files found in
+them the same way: context loaded from outside (the inventory, the switches it names) shows only as
+related locations. The project root is the folder of the netlint configuration; without one, the
 enclosing git work tree (pre-commit runs there), else the current directory when it contains the
 files.
 """
@@ -34,7 +38,6 @@ from typing import Callable, Iterable
 from netlint.discovery import Candidate, discover, display_path
 
 CONTEXT_KINDS = ("inventory", "switches", "nics")
-READERS_OF_QOS = {"switches", "nics", "nccl_envs", "jobs"}
 
 
 def project_root(start: Path) -> Path:
@@ -119,7 +122,8 @@ def kinds_by_file(results: Iterable) -> dict[str, set[str]]:
 
 def expand(ws, results: list, given: set[str], config, wanted: Callable[[str, str], bool],
            load: Callable[[list[Candidate]], list], join: Callable[[list], None]) -> set[str]:
-    """Load the context and the dependents of the given files; return the files to report on.
+    """Load the context and the dependents of the given files; return the files to report on (the
+    given ones: :func:`in_scope` decides which findings elsewhere involve them).
 
     ``results`` are the files joined so far (given files, the inventory and what it names); files
     joined here are appended. ``load(candidates)`` reads files, ``join(results)`` adds them to ``ws``.
@@ -150,9 +154,7 @@ def expand(ws, results: list, given: set[str], config, wanted: Callable[[str, st
     if given_kinds & set(CONTEXT_KINDS):
         walked = read(discover([config.root], config, wanted))
         add(walked)
-        if "inventory" in given_kinds:
-            return targets | {r.rel for r in results if r.claimed}
-        return targets | {f for f, ks in kinds_by_file(results).items() if ks & READERS_OF_QOS}
+        return targets
 
     # An env file among the given ones: the jobs in its folder and below depend on it. A run log needs
     # the env files of its folder and above like a job (netlint/run/intent.py).
@@ -163,7 +165,6 @@ def expand(ws, results: list, given: set[str], config, wanted: Callable[[str, st
             for r in read(discover([top], config, wanted)):
                 if "jobs" in kinds_by_file([r]).get(r.rel, ()):
                     jobs.add(r.rel)
-                    targets.add(r.rel)
                     add([r])
     if not jobs:
         return targets
@@ -174,6 +175,32 @@ def expand(ws, results: list, given: set[str], config, wanted: Callable[[str, st
         if ks and ks <= {"nccl_envs"}:
             add([r])
     return targets
+
+
+def in_scope(ws, results: list) -> Callable[[object], bool]:
+    """Whether a finding is reported when only ``ws.targets`` were asked for: located in one of them,
+    or involving one (a related location in it) whose kind its rule reads (netlint.rule_inputs).
+    Findings about the run rather than an input (NL000, the configuration, a policy file) stay."""
+    from netlint.rule_inputs import inputs_of
+
+    targets = ws.targets
+    inputs = set(ws.sources) | {r.rel for r in results}
+    kinds = kinds_by_file(results)
+    if ws.inventory_file is not None:
+        kinds.setdefault(ws.inventory_file, set()).add("inventory")
+    reads: dict[str, frozenset[str]] = {}
+
+    def keep(f) -> bool:
+        if targets is None or f.file in targets or f.file not in inputs or f.code == "NL000":
+            return True
+        involved = {r.span.file for r in f.related if r.span.file in targets}
+        if not involved:
+            return False
+        if f.code not in reads:
+            reads[f.code] = inputs_of(f.code)
+        return any(kinds.get(t, set()) & reads[f.code] for t in involved)
+
+    return keep
 
 
 def _under(file: str, top: Path, root: Path) -> bool:

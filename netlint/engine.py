@@ -86,7 +86,8 @@ def _lint(opts: Options) -> Report:
         if config_errors:
             return Report([], Workspace(root=config.root, config=config), config, config_errors, [])
     # Only files named (pre-commit, an editor): report on them, load the rest as context (context.py).
-    partial = bool(opts.paths) and not any(Path(p).is_dir() for p in opts.paths)
+    # No path at all (--changed-since found no change): a run on no file, which reports nothing.
+    partial = not any(Path(p).is_dir() for p in opts.paths)
     if partial and config.file is None:
         from netlint.context import project_root
 
@@ -132,6 +133,8 @@ def _lint_in(opts: Options, config: Config, config_errors: list[Finding], partia
         ws.targets = _guard("context loading", at, findings, expand, ws, results, given, config, wanted,
                             load_all, lambda new: _join(ws, new, findings),
                             default=set(given))
+    else:  # the files found under the paths given; the inventory and what it names are context
+        ws.targets = set(given)
     from netlint.jobs.pairing import join as join_deepspeed
 
     findings.extend(_guard("DeepSpeed pairing", at, findings, join_deepspeed, ws, default=[]))
@@ -139,7 +142,7 @@ def _lint_in(opts: Options, config: Config, config_errors: list[Finding], partia
     findings.extend(run_rules(ws))
     checked = {r.rel for r in results if r.claimed}
     try:
-        kept = filter_findings(findings, ws, config, opts, checked)
+        kept = filter_findings(findings, ws, config, opts, checked, results)
     except Exception as exc:  # report everything rather than nothing
         kept = sorted([*findings, internal_error("filtering findings", exc, at, "internal:filter")],
                       key=Finding.sort_key)
@@ -270,10 +273,15 @@ def _rule_span(ws: Workspace) -> Span:
 
 
 def filter_findings(findings: list[Finding], ws: Workspace, config: Config, opts: Options,
-                    checked: set[str] | None = None) -> list[Finding]:
+                    checked: set[str] | None = None, results: list[FileResult] = ()) -> list[Finding]:
     """select/ignore, per-file-ignores, severity, the files asked about, then inline suppressions.
 
-    ``checked`` are the files netlint recognised; only their ``# netlint:`` comments are read."""
+    ``checked`` are the files netlint recognised; only their ``# netlint:`` comments are read.
+    ``results`` say what each file is, for the findings elsewhere that involve a file asked about
+    (netlint.context.in_scope)."""
+    from netlint.context import in_scope
+
+    asked = in_scope(ws, list(results))
     s = config.settings
     select = opts.select if opts.select else (s.select or ["ALL"])
     extend = getattr(opts, "extend_select", None)
@@ -294,8 +302,7 @@ def filter_findings(findings: list[Finding], ws: Workspace, config: Config, opts
             level = config.severity_for(f.code)
             if level:
                 f.severity = Severity.parse(level)
-            if ws.targets is not None and f.file not in ws.targets and \
-                    not any(r.span.file in ws.targets for r in f.related):
+            if not asked(f):
                 continue
             ident = (f.code, f.span, f.message)
             if ident in seen:

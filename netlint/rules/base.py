@@ -26,6 +26,9 @@ class Rule:
     tags: ClassVar[tuple[str, ...]] = ()
     # Rules emitted by the engine itself (parse errors, schema violations) have no check.
     engine_only: ClassVar[bool] = False
+    # The workspace kinds the check reads (netlint.rule_inputs); empty: its family's. A run on some
+    # files (pre-commit) reports a finding located elsewhere only when the rule reads a given file.
+    reads: ClassVar[frozenset[str]] = frozenset()
     # What the rule reads, so a run imports it only when the workspace holds that: groups of kinds
     # (netlint.registry.present), one of each group present; None = the family's NEEDS, () = always.
     needs: ClassVar[tuple[tuple[str, ...], ...] | None] = None
@@ -68,6 +71,12 @@ class Rule:
     @classmethod
     def family(cls) -> str:
         return cls.code.rstrip("0123456789")
+
+    @classmethod
+    def inputs(cls) -> frozenset[str]:
+        from netlint.rule_inputs import family_inputs
+
+        return cls.reads or family_inputs(cls.family())
 
 
 def load_rules() -> dict[str, type[Rule]]:

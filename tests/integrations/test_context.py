@@ -1,11 +1,13 @@
-"""Runs on some files (pre-commit): netlint loads the context itself, reports on the given files and on
-what depends on a given inventory, switch or env file."""
+"""Runs on some files (pre-commit) or folders: netlint loads the context itself and reports the given
+files' findings, plus findings elsewhere that involve a given file through a rule that reads it."""
 
 from __future__ import annotations
 
 import subprocess
 
-from inttools import INVENTORY, _not_on_github, copy_examples, findings, write  # noqa: F401
+import json
+
+from inttools import INVENTORY, _not_on_github, cli, copy_examples, findings, write  # noqa: F401
 
 # A switch in netlint's native format with a fault of its own (NL004: unknown key).
 LAB_SWITCH = "switch: lab\ntrust: dscp\nbogus_key: 1\n"
@@ -33,38 +35,66 @@ def test_only_the_given_file_is_reported_with_its_context(tmp_path, capsys, monk
     assert sorted((f["code"], f["line"]) for f in found) == full
 
 
-def test_a_given_switch_reports_what_depends_on_it(tmp_path, capsys, monkeypatch):
+def test_a_given_switch_reports_what_its_change_involves(tmp_path, capsys, monkeypatch):
+    # pre-commit with one switch staged: its own findings, and those elsewhere whose rule reads
+    # switches and that involve it (a related location in it); never the jobs' DeepSpeed errors.
     repo = copy_examples(tmp_path / "repo")
-    write(repo, {"switches/lab.yaml": LAB_SWITCH})
     monkeypatch.chdir(repo)
     _, everything = findings(capsys, ".")
-    rc, found = findings(capsys, "switches/lab.yaml")
+    assert {"JOB430", "JOB410"} <= {f["code"] for f in everything}
+    leaf01 = "switches/leaf01/config_db.json"
+    rc, found = findings(capsys, leaf01)
     assert rc == 1
-    assert "switches/lab.yaml" in _files(found)
-    # every switch, env and job file is a dependent; the inventory is not
-    readers = {f["file"] for f in everything if not f["file"].startswith("inventory")}
-    assert _files(found) == readers
-    assert "inventory.yaml" not in _files(found)
+    elsewhere = [f for f in found if f["file"] != leaf01]
+    assert {(f["file"], f["code"], f["line"], f["column"]) for f in elsewhere} >= {
+        ("nccl/train.env", "XC601", 7, 12), ("nics/gpu-nodes.yaml", "NIC205", 17, 16)}
+    assert all(any(r["file"] == leaf01 for r in f["related"]) for f in elsewhere)
+    assert not any(f["code"].startswith(("JOB", "FAB")) or f["file"].startswith("jobs/") for f in found)
+    # a switch nothing relates to reports its own findings only
+    write(repo, {"switches/lab.yaml": LAB_SWITCH})
+    rc, found = findings(capsys, "switches/lab.yaml")
+    assert rc == 1 and [(f["file"], f["code"], f["line"], f["column"]) for f in found] == \
+        [("switches/lab.yaml", "NL004", 3, 1)]
 
 
-def test_a_given_inventory_reports_everything(tmp_path, capsys, monkeypatch):
+def test_a_given_inventory_reports_what_involves_it(tmp_path, capsys, monkeypatch):
     repo = copy_examples(tmp_path / "repo")
     monkeypatch.chdir(repo)
     _, everything = findings(capsys, ".")
-    _, found = findings(capsys, "inventory.yaml")
-    key = lambda fs: sorted((f["file"], f["code"], f["line"], f["column"]) for f in fs)  # noqa: E731
-    assert key(found) == key(everything)
+    rc, found = findings(capsys, "inventory.yaml")
+    assert rc == 1
+    assert ("switches/leaf01/config_db.json", "QOS108", 13, 50) in \
+        {(f["file"], f["code"], f["line"], f["column"]) for f in found}
+    assert all(f["file"] == "inventory.yaml" or any(r["file"] == "inventory.yaml" for r in f["related"])
+               for f in found)
+    assert len(found) < len(everything) and not any(f["code"].startswith("JOB") for f in found)
 
 
-def test_a_given_env_file_reports_the_jobs_below_it(tmp_path, capsys, monkeypatch):
+def test_a_given_env_file_reports_only_what_involves_it(tmp_path, capsys, monkeypatch):
     repo = copy_examples(tmp_path / "repo")
     write(repo, {".env": CLEAN_ENV})
     monkeypatch.chdir(repo)
     _, everything = findings(capsys, ".")
-    job_files = {f["file"] for f in everything if f["file"].startswith("jobs/")}
+    assert any(f["file"].startswith("jobs/") for f in everything)
+    # the jobs below it are loaded (their env is this file) but their own faults are not the edit's
     rc, found = findings(capsys, ".env")
-    assert _files(found) == job_files
-    assert rc == (1 if job_files else 0)
+    assert (rc, found) == (0, [])
+
+
+def test_a_folder_reports_its_files_not_the_context_it_loads(tmp_path, capsys, monkeypatch):
+    repo = copy_examples(tmp_path / "repo")
+    monkeypatch.chdir(repo)
+    rc, out, _ = cli(capsys, "check", "--format", "json", "jobs")
+    doc = json.loads(out)
+    assert rc == 1 and {f["file"] for f in doc["findings"]} == \
+        {"jobs/ds_config.json", "jobs/deepspeed/ds_config.json", "jobs/pretrain_gpt.sh"}
+    assert sorted(doc["files"]) == ["jobs/deepspeed/ds_config.json", "jobs/deepspeed/hostfile",
+                                    "jobs/ds_config.json", "jobs/pretrain_gpt.sh"]
+    # nccl/: the XC601 of train.env, found with the inventory and leaf01 loaded as context
+    rc, out, _ = cli(capsys, "check", "nccl")
+    assert out.splitlines()[0].startswith("nccl/train.env:7:12: XC601 ")
+    assert "    switches/leaf01/config_db.json:20:17: " in out and "QOS1" not in out
+    assert "in 1 file." in out
 
 
 def test_a_given_job_sees_the_env_files_above_it(tmp_path):
@@ -114,4 +144,4 @@ def test_root_without_config_is_the_git_work_tree(tmp_path, capsys, monkeypatch)
     _, full = findings(capsys, ".")
     assert sorted((f["code"], f["line"]) for f in found) == \
         sorted((f["code"], f["line"]) for f in full if f["file"] == "nccl/train.env")
-    assert {f["file"] for f in found} <= {"nccl/train.env"}
+    assert {f["file"] for f in found} == {"train.env"}  # relative to where netlint ran

@@ -180,11 +180,20 @@ def test_staged_files_only(hook_repo, pre_commit_home, target):
     assert rc == 1, out
 
 
-def test_staged_inventory_reports_its_dependents(hook_repo, pre_commit_home, target):
+def test_staged_inventory_reports_what_involves_it(hook_repo, pre_commit_home, target):
+    # findings elsewhere whose rule reads the inventory and relate to it (QOS108: the fabric MTU)
     rc, out = run_hook(hook_repo, pre_commit_home, target, "netlint", "inventory.yaml")
     _, full = run_hook(hook_repo, pre_commit_home, target, "netlint")
-    assert sorted(_finding_lines(out)) == sorted(_finding_lines(full))
-    assert rc == 1 and any(ln.startswith("switches/") for ln in _finding_lines(out)), out
+    lines = _finding_lines(out)
+    assert rc == 1 and any(ln.startswith("switches/leaf01/config_db.json:13:50: QOS108") for ln in lines), out
+    assert set(lines) < set(_finding_lines(full)) and not any(ln.startswith("jobs/") for ln in lines), out
+
+
+def test_staged_switch_does_not_report_the_jobs(hook_repo, pre_commit_home, target):
+    rc, out = run_hook(hook_repo, pre_commit_home, target, "netlint", "switches/leaf01/config_db.json")
+    lines = _finding_lines(out)
+    assert rc == 1 and any(ln.startswith("nccl/train.env:7:12: XC601") for ln in lines), out
+    assert not any(ln.startswith("jobs/") or " JOB4" in ln for ln in lines), out
 
 
 def test_fix_hook(hook_repo, pre_commit_home, target):
