@@ -12,6 +12,12 @@
 # # comments) with no expansion of $VAR or $(...); only `paths` are globbed, by bash itself with
 # globstar (** spans folders) and nullglob (a glob matching nothing adds nothing).
 set -uo pipefail
+if [ "${BASH_VERSINFO[0]}" -lt 4 ] || { [ "${BASH_VERSINFO[0]}" -eq 4 ] && [ "${BASH_VERSINFO[1]}" -lt 4 ]; }; then
+  # globstar and mapfile -d need bash 4.4; macOS's /bin/bash is 3.2 (GitHub's images put bash 5 first)
+  echo "::error title=netlint action::bash ${BASH_VERSION} is too old: the action needs bash 4.4 or newer"
+  echo "exit-code=2" >> "$GITHUB_OUTPUT"
+  exit 2
+fi
 shopt -s globstar nullglob
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
