@@ -50,6 +50,9 @@ def add_parser(sub) -> None:
     p.add_argument("--force-exclude", action="store_true",
                    help="treat named files like walked ones: config excludes apply, unknown formats are "
                         "skipped silently (pre-commit)")
+    p.add_argument("--changed-since", metavar="REF",
+                   help="check the files changed since the git revision REF (git diff REF...HEAD, plus the "
+                        "work tree's changes) under PATH, as pre-commit checks staged files (CI)")
     p.add_argument("--sarif-file", type=Path, metavar="FILE",
                    help="also write a SARIF report to FILE, whatever --format is")
     p.add_argument("--sarif-include-suppressed", action="store_true",
@@ -122,11 +125,19 @@ def _run(args) -> int:
         sys.stderr.write(f"netlint: error: {problem}\n")
         return 2
     paths = [args.stdin_filename] if args.stdin_filename is not None else args.paths
-    opts = Options(paths=paths or [Path(".")], config_file=args.config, inventory=args.inventory,
+    force_exclude = args.force_exclude
+    if getattr(args, "changed_since", None) is not None:
+        paths = _changed(args)
+        if paths is None:
+            return 2
+        force_exclude = True  # as pre-commit: a changed README is not netlint's business
+    else:
+        paths = paths or [Path(".")]
+    opts = Options(paths=paths, config_file=args.config, inventory=args.inventory,
                    select=parse_codes(args.select) or None, ignore=parse_codes(args.ignore) or None,
                    extend_select=parse_codes(args.extend_select) or None,
                    jobs=args.jobs, inline_suppressions=not args.no_inline_suppressions,
-                   baseline=args.baseline, force_exclude=args.force_exclude, show_files=args.show_files)
+                   baseline=args.baseline, force_exclude=force_exclude, show_files=args.show_files)
     from netlint.safe_read import exists
 
     missing = [p for p in opts.paths if not exists(p)]
@@ -195,6 +206,20 @@ def _run(args) -> int:
     if args.sarif_file is not None:
         write_text("--sarif-file", args.sarif_file, _render("sarif", report, args))
     return code
+
+
+def _changed(args) -> list[Path] | None:
+    """The files ``--changed-since`` names (netlint.changed), or None after a one-line error."""
+    from netlint.changed import ChangedError, changed_files
+
+    if args.stdin_filename is not None:
+        sys.stderr.write("netlint: error: --changed-since and --stdin-filename do not go together\n")
+        return None
+    try:
+        return changed_files(args.changed_since, args.paths or [Path(".")])
+    except ChangedError as exc:
+        sys.stderr.write(f"netlint: error: {exc}\n")
+        return None
 
 
 def _stdin_as(path: Path | None):

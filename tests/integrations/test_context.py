@@ -145,3 +145,16 @@ def test_root_without_config_is_the_git_work_tree(tmp_path, capsys, monkeypatch)
     assert sorted((f["code"], f["line"]) for f in found) == \
         sorted((f["code"], f["line"]) for f in full if f["file"] == "nccl/train.env")
     assert {f["file"] for f in found} == {"train.env"}  # relative to where netlint ran
+
+
+def test_every_rule_reads_kinds_the_loaders_produce():
+    # a loader of a new kind must be declared in netlint.rule_inputs, or no rule would "read" it
+    from netlint.loaders.base import load_loaders
+    from netlint.rule_inputs import ALL_KINDS, inputs_of
+    from netlint.rules.base import load_rules
+
+    assert {loader.kind for loader in load_loaders().values()} <= ALL_KINDS
+    for code, rule in load_rules().items():
+        assert rule.inputs() and rule.inputs() <= ALL_KINDS, code
+    assert "switches" in inputs_of("XC601") and "switches" not in inputs_of("JOB430")
+    assert inputs_of("ORG001") == ALL_KINDS  # a policy sees the whole workspace
