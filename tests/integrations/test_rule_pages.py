@@ -23,6 +23,21 @@ def test_committed_pages_are_the_generated_ones():
     assert stale == [], f"run `python -m netlint.rule_pages`: {stale}"
 
 
+def test_a_rule_registered_outside_netlint_gets_no_page():
+    from netlint.rules.base import REGISTRY, Rule
+
+    class Outside(Rule):
+        """Test-only rule."""
+
+        code, name, summary = "ZZ802", "outside-rule", "registered by a test"
+
+    try:
+        assert "ZZ802.md" not in rule_pages.expected_pages()
+        assert rule_pages.drift() == [] or "ZZ802.md" not in rule_pages.drift()
+    finally:
+        REGISTRY.pop("ZZ802", None)
+
+
 def test_drift_sees_a_stale_a_missing_and_a_left_over_page(tmp_path):
     assert rule_pages.main([str(tmp_path)]) == 0
     assert rule_pages.drift(tmp_path) == []
