@@ -16,12 +16,16 @@ def apply_fixes(opts, report, args):
 
     run = run_fixes(opts, unsafe=bool(args.unsafe_fixes), write=not args.diff, report=report)
     if not args.quiet:
+        from netlint.display import namer
+
+        name = namer(report.config.root)  # named from the current directory, as the findings are
         for s in run.skipped:
-            sys.stderr.write(f"netlint: fix not applied: {s.render()}\n")
+            sys.stderr.write(f"netlint: fix not applied: {s.render(name)}\n")
         for note in run.notes:
             sys.stderr.write(f"netlint: {note}\n")
         for path, why in sorted(run.unwritten.items()):
-            sys.stderr.write(f"netlint: {path}: {'would not be written' if args.diff else 'not written'}: {why}\n")
+            sys.stderr.write(f"netlint: {name(path)}: {'would not be written' if args.diff else 'not written'}: "
+                             f"{why}\n")
     return run
 
 

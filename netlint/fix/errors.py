@@ -37,6 +37,7 @@ class Skipped:
     def identity(self) -> tuple:
         return (*identity(self.finding), self.reason)
 
-    def render(self) -> str:
+    def render(self, name=str) -> str:
+        """``name`` shows the file as the report does (netlint.display)."""
         f = self.finding
-        return f"{f.span.file}:{f.span.line}:{f.span.col}: {f.code}: {self.reason}"
+        return f"{name(f.span.file)}:{f.span.line}:{f.span.col}: {f.code}: {self.reason}"

@@ -534,11 +534,15 @@ def test_cli_fix_only(tmp_path, fix_rules, capsys):
     assert code == 0
 
 
-def test_cli_fix_reports_skips_on_stderr(tmp_path, fix_rules, capsys):
+def test_cli_fix_reports_skips_on_stderr(tmp_path, fix_rules, capsys, monkeypatch):
     text = "a: [1\nb: old\n"
-    write_repo(tmp_path, {"bad.yaml": text})
+    write_repo(tmp_path, {"sub/bad.yaml": text})
     fix_rules.append(replace_text(".yaml", "old", "new"))
-    main(["check", "--select", "ZZ", "--fix", str(tmp_path / "bad.yaml")])
+    main(["check", "--select", "ZZ", "--fix", str(tmp_path / "sub" / "bad.yaml")])
+    err = capsys.readouterr().err  # not below the current directory: the absolute path
+    assert f"fix not applied: {(tmp_path / 'sub' / 'bad.yaml').resolve()}:2:4: ZZ901:" in err
+    monkeypatch.chdir(tmp_path / "sub")  # the file named as the findings name it, from here
+    main(["check", "--select", "ZZ", "--fix", "bad.yaml"])
     err = capsys.readouterr().err
     assert "fix not applied: bad.yaml:2:4: ZZ901:" in err and "does not parse" in err
 

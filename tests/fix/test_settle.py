@@ -18,6 +18,12 @@ from tests.conftest import write_repo
 from tests.fix.fixtools import fix_rules, replace_text, span_at  # noqa: F401 (fixture)
 
 
+@pytest.fixture(autouse=True)
+def _in_tmp(tmp_path, monkeypatch):
+    """Messages name files from the current directory (netlint.display): run from the test's repo."""
+    monkeypatch.chdir(tmp_path)
+
+
 def synthetic(*paths: Path) -> Options:
     return Options(paths=list(paths), select=["ZZ"], jobs=1)
 

@@ -21,6 +21,12 @@ from tests.fix.fixtools import fix_rules, replace_text, span_at  # noqa: F401 (f
 THREE = {"a.env": "NCCL_IB_TIMOUT=22\n", "b.env": "NCCL_IB_TIMOUT=18\n", "c.env": "NCCL_IB_TIMOUT=14\n"}
 
 
+@pytest.fixture(autouse=True)
+def _in_tmp(tmp_path, monkeypatch):
+    """Messages name files from the current directory (netlint.display): run from the test's repo."""
+    monkeypatch.chdir(tmp_path)
+
+
 def opts(*paths: Path) -> Options:
     return Options(paths=list(paths), select=["ZZ"], jobs=1)
 
