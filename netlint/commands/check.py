@@ -309,8 +309,12 @@ def _write_baseline(args, report) -> int:
             previous = Baseline.read(args.write_baseline)
         except BaselineError:
             previous = None
+    replaced = report.workspace.targets
+    if previous is not None and replaced is not None:  # a file gone since has no findings left
+        root = report.config.root
+        replaced = set(replaced) | {file for file, _, _ in previous.entries if not (root / file).exists()}
     try:
-        n = write(args.write_baseline, report.findings, previous, report.workspace.targets)
+        n = write(args.write_baseline, report.findings, previous, replaced)
     except OSError as exc:
         from netlint.outputs import OutputError
 

@@ -105,6 +105,19 @@ def test_partial_run_keeps_other_files_entries(tmp_path, capsys, monkeypatch):
     assert keys == [("inventory.yaml", "fabrik"), ("nccl/train.env", "NCCL_IB_TIMEOUTT")]
 
 
+def test_a_folder_run_replaces_its_own_entries_and_drops_deleted_files(tmp_path, capsys, monkeypatch):
+    repo = write(tmp_path / "repo", {"netlint.yaml": "", "inventory.yaml": INV, "nccl/train.env": ENV,
+                                     "nccl/old.env": ENV})
+    base = tmp_path / "baseline.json"
+    cli(capsys, "check", repo, "--write-baseline", base)
+    (repo / "nccl/old.env").unlink()
+    (repo / "nccl/train.env").write_text("NCCL_DEBUG=WARN\nNCCL_IB_TIMEOUTT=22\n")
+    monkeypatch.chdir(repo)
+    cli(capsys, "check", "nccl", "--write-baseline", base)  # the inventory is context here
+    keys = sorted((e["file"], e["key"]) for e in json.loads(base.read_text())["findings"])
+    assert keys == [("inventory.yaml", "fabrik"), ("nccl/train.env", "NCCL_IB_TIMEOUTT")]
+
+
 def test_baselined_findings_stay_out_of_sarif(tmp_path, capsys):
     repo = _repo(tmp_path)
     base = tmp_path / "baseline.json"
