@@ -42,6 +42,9 @@ class Settings(BaseModel):
     mfu: Annotated[float, Field(gt=0, le=1)] | None = Field(None, description="Model FLOPs utilisation for step time")
     rules: dict[str, dict[str, Any]] = Field(default_factory=dict, description="Per-rule options")
     limits: Limits = Field(default_factory=Limits, description="Bounds on what is read (netlint/limits.py)")
+    cache_dir: str | None = Field(None, alias="cache-dir",
+                                  description="Folder of the cache of unchanged files (default: .netlint_cache "
+                                              "at the project root)")
     required_version: str | None = Field(None, alias="required-version",
                                          description="netlint releases this configuration is written for "
                                                      "(PEP 440 specifier, e.g. '>=0.2'; a bare version: exactly)")

@@ -32,6 +32,9 @@ class Options:
     show_files: bool = False  # keep what was read as what (``netlint check --show-files``)
     # Reads one file instead of :func:`load_file`: the language server's warm cache (netlint/server).
     load: Callable[[Candidate], FileResult] | None = None
+    # The cache of unchanged files (netlint/cache.py); off for API callers, on for ``netlint check``.
+    cache: bool = False
+    cache_dir: Path | None = None  # default: the configuration's cache-dir, else .netlint_cache at the root
 
 
 @dataclass
@@ -111,7 +114,55 @@ def _lint_in(opts: Options, config: Config, config_errors: list[Finding], partia
     inventory_cand = _inventory_candidate(opts, config, cands)
     if inventory_cand is not None and all(c.abspath != inventory_cand.abspath for c in cands):
         cands.append(inventory_cand)
-    load_all = _loading(opts)
+    cache = _cache_for(opts, config, partial, walked_out)
+    load_all = _loading(opts, cache)
+    run = None
+    if cache is not None and not partial and walked_out is None:
+        from netlint.cached_run import RunCache
+
+        run = RunCache(cache, cands, config)
+    warm = run.lookup() if run is not None else None
+    if warm is not None:  # every file unchanged: the findings of the last such run, filtered anew
+        results, ws, findings = warm
+    else:
+        results, ws, findings = _analyse(config, cands, given, partial, wanted, load_all)
+        if run is not None:
+            run.store(results, ws, findings)
+    at = Span(_config_display(config), 1, 1, 1, 1, 0, 0)
+    checked = {r.rel for r in results if r.claimed}
+    try:
+        kept = filter_findings(findings, ws, config, opts, checked, results)
+    except Exception as exc:  # report everything rather than nothing
+        kept = sorted([*findings, internal_error("filtering findings", exc, at, "internal:filter")],
+                      key=Finding.sort_key)
+    files = [r.rel for r in results if r.claimed and (ws.targets is None or r.rel in ws.targets)]
+    stale = 0
+    if opts.baseline is not None:
+        from netlint.baseline import Baseline, BaselineError
+
+        try:
+            base = Baseline.read(opts.baseline)
+        except BaselineError as exc:
+            config_errors = [*config_errors, Finding("NL008", str(exc), Span(str(opts.baseline), 1, 1, 1, 1),
+                                                     key="baseline")]
+        else:
+            stale = base.stale(base.apply(kept), ws.targets if ws.targets is not None else checked)
+    if walked_out is not None:
+        from netlint.named_files import shown_files
+
+        shown = _guard("--show-files", Span(_config_display(config), 1, 1, 1, 1, 0, 0), kept, shown_files,
+                       ws, results, walked_out, default=[])
+    else:
+        shown = None
+    if cache is not None:
+        cache.finish()
+    return Report(kept, ws, config, config_errors, files, stale, shown)
+
+
+def _analyse(config: Config, cands: list[Candidate], given: set[str], partial: bool, wanted,
+             load_all: Callable[[list[Candidate]], list[FileResult]]) -> tuple[list[FileResult], Workspace,
+                                                                                list[Finding]]:
+    """Load, join and run the rules: every finding before filtering."""
     results = load_all(cands)
 
     ws = Workspace(root=config.root, config=config)
@@ -140,38 +191,22 @@ def _lint_in(opts: Options, config: Config, config_errors: list[Finding], partia
     findings.extend(_guard("DeepSpeed pairing", at, findings, join_deepspeed, ws, default=[]))
     _guard("inventory files", at, findings, _inventory_files, ws, results, findings)
     findings.extend(run_rules(ws))
-    checked = {r.rel for r in results if r.claimed}
-    try:
-        kept = filter_findings(findings, ws, config, opts, checked, results)
-    except Exception as exc:  # report everything rather than nothing
-        kept = sorted([*findings, internal_error("filtering findings", exc, at, "internal:filter")],
-                      key=Finding.sort_key)
-    files = [r.rel for r in results if r.claimed and (ws.targets is None or r.rel in ws.targets)]
-    stale = 0
-    if opts.baseline is not None:
-        from netlint.baseline import Baseline, BaselineError
-
-        try:
-            base = Baseline.read(opts.baseline)
-        except BaselineError as exc:
-            config_errors = [*config_errors, Finding("NL008", str(exc), Span(str(opts.baseline), 1, 1, 1, 1),
-                                                     key="baseline")]
-        else:
-            stale = base.stale(base.apply(kept), ws.targets if ws.targets is not None else checked)
-    if walked_out is not None:
-        from netlint.named_files import shown_files
-
-        shown = _guard("--show-files", Span(_config_display(config), 1, 1, 1, 1, 0, 0), kept, shown_files,
-                       ws, results, walked_out, default=[])
-    else:
-        shown = None
-    return Report(kept, ws, config, config_errors, files, stale, shown)
+    return results, ws, findings
 
 
-def _loading(opts: Options) -> Callable[[list[Candidate]], list[FileResult]]:
+def _loading(opts: Options, cache=None) -> Callable[[list[Candidate]], list[FileResult]]:
     if opts.load is not None:
         return lambda cands: [opts.load(c) for c in cands]
-    return lambda cands: _load_all(cands, opts.jobs)
+    return lambda cands: _load_all(cands, opts.jobs, cache)
+
+
+def _cache_for(opts: Options, config: Config, partial: bool, walked_out):
+    """The run's cache (netlint/cache.py): ``netlint check`` asks for it unless ``--no-cache``."""
+    if not opts.cache or opts.load is not None:
+        return None
+    from netlint.cache import open_cache
+
+    return open_cache(config, opts.cache_dir)
 
 
 def _config_display(config: Config) -> str:

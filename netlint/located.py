@@ -67,8 +67,14 @@ class Span:
         self._doc = None
 
     def _resolved(self) -> "Span":
-        if self._doc is not None:
-            self._doc.resolve()
+        doc = self._doc
+        if doc is not None:
+            # a JSON document locates this span alone (netlint.parsing._LazyJson); others resolve whole
+            one = getattr(doc, "resolve_span", None)
+            if one is not None:
+                one(self)
+            else:
+                doc.resolve()
         return self
 
     line = property(lambda self: self._resolved()._line)
@@ -103,6 +109,12 @@ class Span:
         return hash(self.astuple())
 
     def __reduce__(self):
+        if self._doc is not None:  # packed for the cache or a --jobs worker: offsets stay unresolved
+            from netlint import packing
+
+            packed = packing.deferred_span(self)
+            if packed is not None:
+                return packed
         return (Span, self.astuple())
 
     def __repr__(self) -> str:

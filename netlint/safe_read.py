@@ -26,6 +26,19 @@ _KINDS = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character de
           (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a directory"))
 
 
+# The paths looked at while one file is loaded (a sourced script, a --deepspeed_config, a hostfile),
+# collected when netlint.load_many sets a set here: a cached result stands while they are unchanged.
+touched: set[str] | None = None
+
+
+def _touch(path) -> None:
+    if touched is not None:
+        try:
+            touched.add(os.path.abspath(path))
+        except (TypeError, ValueError):
+            pass
+
+
 class Refused(Exception):
     """Why a file is not read: ``code`` NL001 (cannot or must not be read) or NL013 (too large)."""
 
@@ -52,6 +65,7 @@ def _os_reason(exc: OSError) -> str:
 
 def resolve(path: Path, root: Path | None = None) -> Path:
     """The real file ``path`` names, after the checks of this module; raises :class:`Refused`."""
+    _touch(path)
     try:
         real = Path(os.path.realpath(path))
         st = os.stat(real)
@@ -108,6 +122,7 @@ def read_text(path: Path, max_bytes: int | None = None) -> str | None:
 def walkable(path: Path, root: Path | None) -> Path | None:
     """The real path of a file found by walking a folder, or None when it is skipped silently (a
     link leaving the project or looping, a FIFO, device or socket). Size is judged when it is read."""
+    _touch(path)
     try:
         real = Path(os.path.realpath(path))
         st = os.stat(real)
@@ -131,6 +146,7 @@ def refusal(path: Path, root: Path | None) -> Refused | None:
 
 def is_file(path: Path) -> bool:
     """``Path.is_file`` that answers False instead of raising (a name too long, a loop)."""
+    _touch(path)
     try:
         return path.is_file()
     except (OSError, RuntimeError, ValueError):
@@ -138,6 +154,7 @@ def is_file(path: Path) -> bool:
 
 
 def exists(path: Path) -> bool:
+    _touch(path)
     try:
         return os.path.lexists(path)
     except (OSError, ValueError):

@@ -34,7 +34,13 @@ def add_parser(sub) -> None:
                    help="lint the text read from stdin as the content of PATH (an existing file of the "
                         "repository, which gives the context), for editors")
     p.add_argument("--quiet", "-q", action="store_true", help="print nothing; only the exit code")
-    p.add_argument("--jobs", type=int, default=None, help="worker processes for loading (default: 1)")
+    p.add_argument("--jobs", type=int, default=None,
+                   help="worker processes for loading (default: 1; see docs/runs.md)")
+    p.add_argument("--no-cache", action="store_true",
+                   help="neither read nor write the cache of unchanged files (.netlint_cache)")
+    p.add_argument("--cache-dir", type=Path, metavar="DIR",
+                   help="where the cache lives (default: the configuration's cache-dir, else .netlint_cache "
+                        "at the project root)")
     p.add_argument("--verbose", "-v", action="store_true",
                    help="print the traceback of each internal error (NL000) on stderr")
     p.add_argument("--show-files", action="store_true",
@@ -137,7 +143,8 @@ def _run(args) -> int:
                    select=parse_codes(args.select) or None, ignore=parse_codes(args.ignore) or None,
                    extend_select=parse_codes(args.extend_select) or None,
                    jobs=args.jobs, inline_suppressions=not args.no_inline_suppressions,
-                   baseline=args.baseline, force_exclude=force_exclude, show_files=args.show_files)
+                   baseline=args.baseline, force_exclude=force_exclude, show_files=args.show_files,
+                   cache=_cached(args), cache_dir=getattr(args, "cache_dir", None))
     from netlint.safe_read import exists
 
     missing = [p for p in opts.paths if not exists(p)]
@@ -206,6 +213,15 @@ def _run(args) -> int:
     if args.sarif_file is not None:
         write_text("--sarif-file", args.sarif_file, _render("sarif", report, args))
     return code
+
+
+def _cached(args) -> bool:
+    """The cache serves plain checks; stdin and fixes (which re-lint edited text) run without it."""
+    from netlint.fix import cli as fixcli
+
+    if getattr(args, "no_cache", False) or getattr(args, "stdin_filename", None) is not None:
+        return False
+    return not fixcli.wanted(args)
 
 
 def _changed(args) -> list[Path] | None:

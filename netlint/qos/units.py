@@ -56,7 +56,9 @@ def inner_span(token: Scalar, offset: int, length: int) -> Span:
     sp = token.span
     later = getattr(Span, "later", None)
     if later is not None and getattr(sp, "deferred_now", False):
-        return later(sp.file, lambda: _inner_now(token, offset, length))
+        from functools import partial
+
+        return later(sp.file, partial(_inner_now, token, offset, length))  # packs unresolved (netlint/packing.py)
     return _inner_now(token, offset, length)
 
 

@@ -47,6 +47,20 @@ class FileText:
         l2, c2 = self.pos(end)
         return Span(self.path, l1, c1, l2, c2, start, end)
 
+    def __reduce__(self):
+        # Packed for the cache or a --jobs worker without the file's text: the receiver has it.
+        from netlint import packing
+
+        if packing.strip_text(self.path, self.text):
+            return (_unpacked_file_text, (self.path, self._lines))
+        return (packing.restore, (FileText, {"path": self.path, "text": self.text, "_lines": self._lines}))
+
+
+def _unpacked_file_text(path: str, lines: list[int]) -> FileText:
+    from netlint import packing
+
+    return packing.restore(FileText, {"path": path, "text": packing.given_text(path), "_lines": lines})
+
 
 class Unknown:
     """A value netlint cannot know without running something: a command substitution, a variable
@@ -202,6 +216,14 @@ class Word(Scalar):
         return span
 
     span = property(_span, _SPAN.__set__)
+
+    def __reduce__(self):
+        # Slots as they are: pickling must not locate the words nobody read (span and origin stay None).
+        from netlint import packing
+
+        slots = {"value": self.value, "span": _SPAN.__get__(self), "raw": self.raw, "quoted": self.quoted,
+                 "_origin": self._origin, "parts": self.parts}
+        return (packing.restore, (type(self), slots))
 
     @property
     def origin(self) -> Span:

@@ -1,0 +1,179 @@
+"""Loading many files: through the cache (netlint/cache.py), in a pool of workers (``--jobs``), or both.
+
+Every file is read here first: its bytes give the cache key and, for a file loaded by a worker, the
+:class:`~netlint.source.SourceFile` the run keeps — a worker sends back only a
+:class:`~netlint.packing.Packed` (findings, metadata, models without the file's text), and that same
+pickle is what the cache stores. A file is loaded again when it changed or when one of the files its
+loading looked at did (:data:`netlint.safe_read.touched`: a sourced script, a ``--deepspeed_config``).
+Results come back in the order of the candidates, as :func:`netlint.loading.load_file` gives them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from netlint.discovery import Candidate
+from netlint.loading import FileResult, load_file
+from netlint.packing import Packed, pack, unpack
+
+if TYPE_CHECKING:
+    from netlint.cache import Cache
+
+
+@dataclass
+class Entry:
+    """A cache entry of one file: what loading it gave, and the other paths it looked at."""
+    packed: Packed
+    deps: tuple[tuple[str, str], ...]  # (absolute path, fingerprint)
+
+
+def read(cand: Candidate) -> bytes | None:
+    """The bytes :class:`~netlint.source.SourceFile` would read, or None (refused, unreadable: such a
+    file is loaded as before and reports why)."""
+    if cand.refused:
+        return None
+    from netlint.safe_read import Refused, read_bytes
+
+    try:
+        return read_bytes(cand.abspath)
+    except (Refused, OSError, ValueError, RuntimeError):
+        return None
+
+
+def load_many(cands: list[Candidate], workers: int, cache: "Cache | None",
+              pool_threshold: int) -> list[FileResult]:
+    out: list[FileResult | None] = [None] * len(cands)
+    todo: list[tuple[int, Candidate, bytes, str | None]] = []
+    for i, cand in enumerate(cands):
+        data = cache.data_of(cand) if cache is not None else read(cand)
+        if data is None:
+            out[i] = load_file(cand)
+            if cache is not None:
+                cache.note(cand, None, ())  # not read: no loader ran, nothing else was looked at
+            continue
+        key = cache.file_key(cand.rel, cand.explicit, data) if cache is not None else None
+        if cache is not None:
+            res = _from_cache(cache, key, cand, data)
+            if res is not None:
+                out[i] = res
+                continue
+        todo.append((i, cand, data, key))
+    if workers > 1 and len(todo) >= pool_threshold:
+        done = _in_pool(todo, workers)
+    else:
+        done = None
+    for n, (i, cand, data, key) in enumerate(todo):
+        if done is not None:
+            got = done[n]
+        else:
+            got = _load_recorded(cand, data, None, cache is not None)
+        out[i] = _keep(got, cand, data, key, cache)
+    return out  # type: ignore[return-value]
+
+
+def _from_cache(cache: "Cache", key: str, cand: Candidate, data: bytes) -> FileResult | None:
+    entry = cache.get_file(key)
+    if not isinstance(entry, Entry) or entry.packed.rel != cand.rel:
+        return None
+    if any(fingerprint(path) != print_ for path, print_ in entry.deps):
+        return None
+    try:
+        res = unpack(entry.packed, _source(cand, data))
+    except Exception:  # a model class that changed shape under the same version: load again
+        return None
+    cache.note(cand, key, entry.deps)
+    return res
+
+
+def _keep(got, cand: Candidate, data: bytes, key: str | None, cache: "Cache | None") -> FileResult:
+    """The FileResult of what loading gave (a Packed with its dependencies, or a FileResult that did
+    not pack); the Packed is written to the cache as it is."""
+    if isinstance(got, FileResult):
+        if cache is not None:
+            cache.note(cand, key, None)
+        return got
+    packed, deps, live = got
+    res = live
+    if res is None:
+        try:
+            res = unpack(packed, _source(cand, data))
+        except Exception:
+            return load_file(cand)
+    if cache is not None and key is not None:
+        cache.note(cand, key, deps)
+        if not packed.internal_error:
+            cache.put_file(key, Entry(packed, deps))
+    return res
+
+
+def _load_recorded(cand: Candidate, data: bytes, bounds: tuple | None, want_packed: bool):
+    """Load one file, noting the other paths it looks at. In a worker (``bounds`` given) the result is
+    packed to travel; in this process the live result is kept and packed only for the cache."""
+    from netlint import safe_read
+
+    before, safe_read.touched = safe_read.touched, set()
+    try:
+        res = load_file(cand, bounds, data)
+        seen = safe_read.touched
+    finally:
+        safe_read.touched = before
+    if not want_packed and bounds is None:
+        return res
+    try:
+        packed = pack(res)
+    except Exception:  # a model that does not pickle: this file is not cached, sent as it is
+        return res
+    own = os.path.abspath(cand.abspath)
+    deps = tuple(sorted((p, fingerprint(p)) for p in seen if p != own))
+    return packed, deps, (None if bounds is not None else res)
+
+
+def _worker(item: tuple[Candidate, bytes], bounds: tuple):
+    cand, data = item
+    return _load_recorded(cand, data, bounds, True)
+
+
+def _in_pool(todo: list, workers: int) -> list | None:
+    from concurrent.futures import ProcessPoolExecutor
+    from functools import partial
+
+    from netlint import limits
+    from netlint.loaders.base import load_loaders
+
+    load_loaders()  # import before forking so workers inherit the registry
+    work = partial(_worker, bounds=(limits.current(), limits.root()))
+    items = [(cand, data) for _, cand, data, _ in todo]
+    try:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            return list(pool.map(work, items, chunksize=max(1, len(items) // (workers * 8))))
+    except Exception:  # a worker that died, a result that does not pickle: load here instead
+        return None
+
+
+def _source(cand: Candidate, data: bytes):
+    from netlint.source import SourceFile
+
+    return SourceFile(cand.rel, cand.abspath, data)
+
+
+def fingerprint(path: str) -> str:
+    """What a file a loader looked at is now: missing, not a regular file, or its contents' digest."""
+    try:
+        real = os.path.realpath(path)
+        st = os.stat(real)
+    except (OSError, ValueError, RuntimeError):
+        return "missing"
+    if not stat.S_ISREG(st.st_mode):
+        return f"mode {stat.S_IFMT(st.st_mode)}"
+    if st.st_size > 64 << 20:  # never read whole by a loader (limits.max-file-mb)
+        return f"{real} size {st.st_size} mtime {st.st_mtime_ns}"
+    try:
+        with open(real, "rb") as fh:
+            digest = hashlib.blake2b(fh.read(), digest_size=16).hexdigest()
+    except OSError:
+        return "unreadable"
+    return f"{real} {digest}"

@@ -1,0 +1,194 @@
+"""The cache of unchanged files (netlint/cache.py) and ``--jobs`` (netlint/load_many.py): the report is
+the same with and without them, an edit re-reads only the edited file, a damaged cache is ignored."""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+
+def check(repo: Path, *extra: str, capsys) -> dict:
+    """``netlint check REPO --format json`` in this process; the report as a dict (exit code kept)."""
+    from netlint.cli import main
+
+    capsys.readouterr()
+    code = main(["check", str(repo), "--format", "json", *extra])
+    out = capsys.readouterr().out
+    doc = json.loads(out)
+    doc["exit"] = code
+    return doc
+
+
+@pytest.fixture()
+def mixed(tmp_path: Path) -> Path:
+    """A generated mixed repo past the pool threshold (so --jobs 2 really uses workers)."""
+    from generate_mixed import generate
+
+    from netlint.loading import POOL_THRESHOLD
+
+    repo = tmp_path / "mixed"
+    generate(repo, POOL_THRESHOLD + 30)
+    return repo
+
+
+@pytest.fixture()
+def examples(tmp_path: Path) -> Path:
+    repo = tmp_path / "examples"
+    shutil.copytree(ROOT / "examples", repo, ignore=shutil.ignore_patterns(".netlint_cache"))
+    return repo
+
+
+def _same_everywhere(repo: Path, capsys) -> dict:
+    plain = check(repo, "--no-cache", capsys=capsys)
+    assert not (repo / ".netlint_cache").exists()  # --no-cache writes nothing
+    cold = check(repo, capsys=capsys)
+    assert (repo / ".netlint_cache" / "CACHEDIR.TAG").read_text().startswith("Signature: 8a477f597d28d172")
+    assert (repo / ".netlint_cache" / ".gitignore").read_text().splitlines()[-1] == "*"
+    warm = check(repo, capsys=capsys)
+    one = check(repo, "--jobs", "1", "--no-cache", capsys=capsys)
+    two = check(repo, "--jobs", "2", "--no-cache", capsys=capsys)
+    two_cached = check(repo, "--jobs", "2", "--cache-dir", str(repo.parent / "other-cache"), capsys=capsys)
+    for name, doc in (("cold", cold), ("warm", warm), ("jobs 1", one), ("jobs 2", two),
+                      ("jobs 2, cold cache", two_cached)):
+        assert doc == plain, name
+    assert (repo.parent / "other-cache" / "v1" / "files.pack").is_file()
+    return plain
+
+
+def test_examples_same_with_and_without_cache_and_jobs(examples: Path, capsys):
+    plain = _same_everywhere(examples, capsys)
+    assert plain["findings"] and plain["nccl_settings"]  # something to compare
+
+
+def test_mixed_repo_same_with_and_without_cache_and_jobs(mixed: Path, capsys):
+    plain = _same_everywhere(mixed, capsys)
+    assert len(plain["files"]) > 200 and len(plain["findings"]) > 50
+
+
+def _count_loads(monkeypatch) -> list[str]:
+    """Every file a loader reads, by the dispatch in netlint.loading (in this process)."""
+    import netlint.loading as loading
+
+    seen: list[str] = []
+    real = loading._load_file
+
+    def counted(cand, data=None):
+        seen.append(cand.rel)
+        return real(cand, data)
+
+    monkeypatch.setattr(loading, "_load_file", counted)
+    return seen
+
+
+def test_edit_one_file_loads_only_it_and_reruns_cross_file_rules(mixed: Path, capsys, monkeypatch):
+    loads = _count_loads(monkeypatch)
+    check(mixed, capsys=capsys)
+    assert len(loads) > 200  # cold: every file
+    loads.clear()
+    check(mixed, capsys=capsys)
+    assert loads == []  # warm: none
+    # An env file that applies by folder to every job below it: the NCCL scope join must see the edit.
+    env = next(p for p in sorted(mixed.glob("jobs/g*/env.sh")))
+    env.write_text(env.read_text() + "export NCCL_IB_TIMEOUT=99\nexport NCCL_ALGO=Ring\n")
+    loads.clear()
+    edited = check(mixed, capsys=capsys)
+    assert loads == [env.relative_to(mixed).as_posix()]
+    plain = check(mixed, "--no-cache", capsys=capsys)
+    assert edited == plain
+    rel = env.relative_to(mixed).as_posix()
+    assert any(f["file"].endswith(rel) and f["code"] == "NCCL316" for f in plain["findings"])  # edit seen
+
+
+def test_a_file_a_loader_reads_beside_the_one_cached_invalidates_it(tmp_path: Path, capsys, monkeypatch):
+    """A launch script reads its --deepspeed_config: editing the config (not walked: excluded) loads the
+    script again."""
+    repo = tmp_path / "r"
+    (repo / "job").mkdir(parents=True)
+    (repo / "netlint.yaml").write_text("exclude: ['job/ds.json']\n")
+    (repo / "job" / "run.sh").write_text("#!/bin/bash\ndeepspeed train.py --deepspeed --deepspeed_config "
+                                         "ds.json\n")
+    (repo / "job" / "ds.json").write_text('{"train_batch_size": 8, "train_micro_batch_size_per_gpu": 1}\n')
+    loads = _count_loads(monkeypatch)
+    first = check(repo, capsys=capsys)
+    assert "job/run.sh" in loads and "job/ds.json" not in loads
+    loads.clear()
+    assert check(repo, capsys=capsys) == first and loads == []
+    (repo / "job" / "ds.json").write_text('{"train_batch_size": 8, "train_micro_batch_sise_per_gpu": 1}\n')
+    loads.clear()
+    after = check(repo, capsys=capsys)
+    assert loads == ["job/run.sh"]
+    assert after == check(repo, "--no-cache", capsys=capsys)
+
+
+def test_damaged_or_foreign_cache_is_ignored(examples: Path, capsys, monkeypatch):
+    plain = check(examples, "--no-cache", capsys=capsys)
+    check(examples, capsys=capsys)
+    base = examples / ".netlint_cache" / "v1"
+    (base / "files.pack").write_bytes(b"\x80\x05 not a pickle")
+    for run in (base / "runs").iterdir():
+        run.write_bytes(pickle.dumps(("netlint-cache", 1, "0.0.0-other", (3, 0), b""), protocol=2))
+    loads = _count_loads(monkeypatch)
+    assert check(examples, capsys=capsys) == plain
+    assert loads  # nothing usable: every file read again
+    # and it healed: the next run reads nothing
+    loads.clear()
+    assert check(examples, capsys=capsys) == plain and loads == []
+    # an entry written by another netlint version is not read
+    import netlint
+
+    monkeypatch.setattr(netlint, "__version__", "999.0")
+    loads.clear()
+    other = check(examples, capsys=capsys)
+    assert other["version"] == "999.0" and {**other, "version": plain["version"]} == plain and loads
+
+
+def test_cache_dir_from_the_configuration(examples: Path, capsys):
+    cfg = examples / "netlint.yaml"
+    cfg.write_text(cfg.read_text() + "cache-dir: build/lint-cache\n")
+    check(examples, capsys=capsys)
+    assert (examples / "build" / "lint-cache" / "CACHEDIR.TAG").is_file()
+    assert not (examples / ".netlint_cache").exists()
+
+
+def test_unwritable_cache_folder_is_no_error(examples: Path, capsys, tmp_path: Path):
+    blocker = tmp_path / "file-not-folder"
+    blocker.write_text("x")
+    plain = check(examples, "--no-cache", capsys=capsys)
+    assert check(examples, "--cache-dir", str(blocker / "cache"), capsys=capsys) == plain
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="worker processes by fork")
+def test_workers_send_packed_results_without_the_text(mixed: Path):
+    """What a worker sends back: findings and models, not the file's text (the parent has the bytes)."""
+    from netlint.discovery import Candidate
+    from netlint.load_many import _worker
+    from netlint import limits
+
+    script = next(mixed.glob("jobs/*/*/train.sh"))
+    cand = Candidate(script, script.relative_to(mixed).as_posix(), False)
+    data = script.read_bytes()
+    with limits.use(limits.current(), mixed):
+        packed, deps, live = _worker((cand, data), (limits.current(), mixed))
+    assert live is None
+    blob = pickle.dumps(packed)
+    assert data.decode()[:400].encode() not in blob  # the text is not in it
+    from netlint.packing import unpack
+    from netlint.source import SourceFile
+
+    res = unpack(packed, SourceFile(cand.rel, script, data))
+    assert res.models and res.claimed
+    # a word located on demand from the text given back, as in the process that loaded it
+    from netlint.loading import load_file
+
+    here = load_file(cand)
+    assert [m.__class__ for _, m in res.models] == [m.__class__ for _, m in here.models]
