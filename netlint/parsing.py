@@ -7,7 +7,10 @@ Python objects. JSON: values from the C ``json`` module and positions deferred u
 from __future__ import annotations
 
 import json
+import json.scanner
 import re
+from bisect import bisect_left
+from json.decoder import scanstring as _scanstring
 from typing import Any
 
 import yaml
@@ -299,12 +302,14 @@ def parse_json(file: str, text: str) -> Document:
         span = Span(file, exc.lineno, exc.colno, exc.lineno, exc.colno + 1, off, off + 1)
         raise ParseError(exc.msg, span) from None
     except RecursionError:  # nested past what the C parser recurses: the bound says where
-        data = None
-    lazy = _LazyJson(file, text)
+        data = _TOO_DEEP
+    lazy = _LazyJson(file, text, whole=bool(duplicated))
     try:
-        if data is None:
+        if data is _TOO_DEEP:  # (a document that is just ``null`` is no error)
             raise _TooDeep
-        lazy.root = lazy.build(data, 0)
+        root = lazy.build(data, 0)
+        if lazy.whole:
+            lazy.root = root
     except _TooDeep:
         try:
             _Builder(file, json_mode=True).documents(text)  # raises the located bound (max-depth)
@@ -320,7 +325,7 @@ def parse_json(file: str, text: str) -> Document:
             roots = None
         if roots and len(roots) == 1:
             return Document(roots[0], b.duplicates, b.out_of_range)
-    return Document(lazy.root, [], lazy.out_of_range)
+    return Document(root, [], lazy.out_of_range)
 
 
 class _Number(str):
@@ -331,47 +336,113 @@ class _TooDeep(Exception):
     pass
 
 
-class _LazyJson:
-    """Values from ``json.loads`` now; every span of the document filled in on first use."""
+_TOO_DEEP = object()
 
-    def __init__(self, file: str, text: str):
+
+class _LazyJson:
+    """Values from ``json.loads`` now; a span's position found the first time it is looked at.
+
+    A deferred span of this document holds its parent's span and its key (or index) in the parent —
+    nothing else of the tree — so the document's nodes go away with the loader's tree and only the
+    spans models keep stay alive. Locating a span reads only its ancestors' containers, once each,
+    with the C ``json`` scanner skipping over values (:meth:`_members`); lines come from one table of
+    the text's line breaks. Most findings' spans are located this way in microseconds, and a clean
+    file is never located at all.
+
+    Texts where libyaml (which used to place these spans) could count lines or columns differently —
+    not ASCII, carriage returns, tabs — or with duplicate keys keep the tree and are located whole by
+    libyaml's event stream, as before (:meth:`_resolve_all`).
+    """
+
+    def __init__(self, file: str, text: str, whole: bool = False):
         from netlint import limits
 
         self.file = file
         self.text = text
-        self.root: Any = None
+        self.root: Any = None  # kept only when located whole
+        self.whole = whole or not text.isascii() or "\r" in text or "\t" in text
         self.out_of_range: list[tuple[str, Span]] = []
         self.max_depth = limits.current().max_depth
+        self._lines: list[int] | None = None
+        self._tables: dict[int, Any] = {}  # container start offset -> its members' offsets
 
-    def build(self, value: Any, depth: int) -> Any:
+    def build(self, value: Any, depth: int, parent: Span | None = None, at: Any = None) -> Any:
+        span = _new_span(Span)
+        span.file, span._doc, span._line, span._col, span._end_line = self.file, self, parent, at, False
         kind = type(value)
         if kind is dict:
             depth += 1
             if depth > self.max_depth:
                 raise _TooDeep
-            node = MapNode(Span.deferred(self))
+            node = MapNode(span)
             keys = node.keys_at
+            build, file = self.build, self.file
             for k, v in value.items():
-                node[k] = self.build(v, depth)
-                keys[k] = Scalar(k, Span.deferred(self), k, True)
+                node[k] = build(v, depth, span, k)
+                ks = _new_span(Span)
+                ks.file, ks._doc, ks._line, ks._col, ks._end_line = file, self, span, k, True
+                keys[k] = Scalar(k, ks, k, True)
         elif kind is list:
             depth += 1
             if depth > self.max_depth:
                 raise _TooDeep
-            node = SeqNode(Span.deferred(self))
-            node.extend([self.build(v, depth) for v in value])
+            node = SeqNode(span)
+            build = self.build
+            node.extend([build(v, depth, span, i) for i, v in enumerate(value)])
         elif kind is str:
-            node = Scalar(value, Span.deferred(self), value, True)
+            node = Scalar(value, span, value, True)
         elif kind is _Number:
-            node = Scalar(str(value), Span.deferred(self), str(value))
+            node = Scalar(str(value), span, str(value))
             self.out_of_range.append((node.raw, node.span))
         else:
             raw = "null" if value is None else ("true" if value is True else "false") \
                 if kind is bool else repr(value)
-            node = Scalar(value, Span.deferred(self), raw)
+            node = Scalar(value, span, raw)
         return node
 
     def resolve(self) -> None:
+        """Locate the whole document now when it keeps its tree; otherwise each span is located when
+        it is read (:meth:`resolve_span`, called by :class:`Span`)."""
+        if self.whole:
+            self._resolve_all()
+
+    def resolve_span(self, span: Span) -> None:
+        if self.whole:
+            self._resolve_all()
+            return
+        chain = []  # the span and its unlocated ancestors, innermost first
+        while span is not None and span._doc is self:
+            chain.append(span)
+            span = span._line
+        for sp in reversed(chain):
+            self._locate(sp)
+
+    def _locate(self, span: Span) -> None:
+        parent, at, is_key = span._line, span._col, span._end_line
+        text = self.text
+        if parent is None:
+            start = _ws_end(text, 0)
+            end = _scan_once(text, start)[1]
+        else:
+            table = self._tables.get(parent._start)
+            if table is None:
+                table = self._tables[parent._start] = _members(text, parent._start)
+            try:
+                offsets = table[at]
+            except (KeyError, IndexError, TypeError):
+                span._set(Span(self.file, 1, 1, 1, 1, 0, 0))  # not found in the text: the file's start
+                return
+            start, end = (offsets[0], offsets[1]) if is_key else (offsets[-2], offsets[-1])
+        lines = self._lines
+        if lines is None:
+            lines = self._lines = [m.start() for m in _NEWLINE.finditer(text)]
+        line = bisect_left(lines, start)
+        end_line = bisect_left(lines, end, line)
+        span._line, span._col = line + 1, start - (lines[line - 1] + 1 if line else 0) + 1
+        span._end_line, span._end_col = end_line + 1, end - (lines[end_line - 1] + 1 if end_line else 0) + 1
+        span._start, span._end, span._doc = start, end, None
+
+    def _resolve_all(self) -> None:
         root, self.root = self.root, None
         if root is None:
             return  # already resolved (or being resolved)
@@ -386,6 +457,46 @@ class _LazyJson:
             for span in _spans_of(node):
                 if span._doc is self:
                     span._set(whole)
+
+
+_new_span = Span.__new__
+_NEWLINE = re.compile("\n")
+_WS = re.compile(r"[ \t\n\r]*")
+_scan_once = json.scanner.make_scanner(json.JSONDecoder(parse_int=str, parse_float=str))  # ends, not values
+
+
+def _ws_end(text: str, i: int) -> int:
+    return _WS.match(text, i).end()
+
+
+def _members(text: str, at: int) -> Any:
+    """Offsets of the members of the JSON object or array starting at ``at``: for an object, key ->
+    (key start, key end, value start, value end); for an array, [(value start, value end), ...]."""
+    scan, ws = _scan_once, _WS.match
+    i = ws(text, at + 1).end()
+    if text[at] == "{":
+        out: Any = {}
+        if text[i] == "}":
+            return out
+        while True:
+            key, kend = _scanstring(text, i + 1)
+            j = ws(text, ws(text, kend).end() + 1).end()  # past the colon
+            vend = scan(text, j)[1]
+            out[key] = (i, kend, j, vend)
+            i = ws(text, vend).end()
+            if text[i] != ",":
+                return out
+            i = ws(text, i + 1).end()
+    out = []
+    if text[i] == "]":
+        return out
+    while True:
+        vend = scan(text, i)[1]
+        out.append((i, vend))
+        i = ws(text, vend).end()
+        if text[i] != ",":
+            return out
+        i = ws(text, i + 1).end()
 
 
 def _spans_of(node: Any) -> list:

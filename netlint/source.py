@@ -20,7 +20,16 @@ class SourceFile:
     def __init__(self, path: str, abspath: Path, data: bytes):
         self.path = path
         self.abspath = abspath
-        self.data = data
+        self._data: bytes | None = data
+        self._bom = False
+
+    @property
+    def data(self) -> bytes:
+        """The file's bytes as read. Once the text is decoded they are not kept beside it (they would
+        double what a run holds per file): strict UTF-8 gives them back exactly from the text."""
+        if self._data is not None:
+            return self._data
+        return (("\ufeff" + self.text) if self._bom else self.text).encode("utf-8")
 
     @classmethod
     def read(cls, path: str, abspath: Path) -> "SourceFile":
@@ -35,17 +44,20 @@ class SourceFile:
     @cached_property
     def text(self) -> str:
         """The text, or :class:`UnreadableFile` (NL002) when the file is binary or not UTF-8."""
-        if b"\x00" in self.data[:8192]:
+        data = self.data
+        if b"\x00" in data[:8192]:
             raise UnreadableFile("NL002", "binary file (contains NUL bytes), not a text config",
                                  Span(self.path, 1, 1, 1, 1, 0, 0))
         try:
-            text = self.data.decode("utf-8")
+            text = data.decode("utf-8")
         except UnicodeDecodeError as exc:
-            line = self.data[: exc.start].count(b"\n") + 1
-            col = exc.start - (self.data.rfind(b"\n", 0, exc.start) + 1) + 1
-            raise UnreadableFile("NL002", f"not UTF-8: byte 0x{self.data[exc.start]:02x} cannot be decoded",
+            line = data[: exc.start].count(b"\n") + 1
+            col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+            raise UnreadableFile("NL002", f"not UTF-8: byte 0x{data[exc.start]:02x} cannot be decoded",
                                  Span(self.path, line, col, line, col + 1)) from None
-        return text[1:] if text.startswith("\ufeff") else text
+        self._bom = text.startswith("\ufeff")
+        self._data = None  # given back by ``data`` from the text
+        return text[1:] if self._bom else text
 
     # A parse stopped by one of netlint's limits (not by the syntax), kept so that a file whose loaders
     # gave up on it while sniffing still gets its located NL003 (an alias bomb, 10,000 nested lists).
