@@ -36,6 +36,9 @@ class Settings(BaseModel):
         "warning", alias="fail-on", description="Lowest severity that makes the exit code 1")
     nccl_version: str | None = Field(None, alias="nccl-version", description="NCCL release the jobs run")
     policies: list[str] = Field(default_factory=list, description="Policy files, folders or built-in packs")
+    policy_params: dict[str, dict[str, Any]] = Field(
+        default_factory=dict, alias="policy-params",
+        description="Policy params per `policies` entry (a pack name or a path as written) or per policy id")
     require_suppression_reason: bool = Field(
         False, alias="require-suppression-reason",
         description="Inline suppressions must say why (`-- reason`); one without suppresses nothing (NL021)")

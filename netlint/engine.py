@@ -334,6 +334,9 @@ def filter_findings(findings: list[Finding], ws: Workspace, config: Config, opts
         for f in batch:
             if not enabled(f.code, f.file):
                 continue
+            duplicates = f.extra.get("policy", {}).get("duplicates") if f.extra else None
+            if duplicates and any(enabled(c, f.file) for c in duplicates):
+                continue  # a pack rule whose fault an enabled rule reports (docs/policy.md, duplicates)
             level = config.severity_for(f.code)
             if level:
                 f.severity = Severity.parse(level)

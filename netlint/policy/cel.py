@@ -82,6 +82,9 @@ class CelError(Exception):
 # collection item the node is in (the switch of a port, the env of a variable, the job of a flag).
 ITEM_VARIABLES = {"switches": "switch", "nccl_envs": "nccl_env", "jobs": "job", "nics": "nic"}
 VARIABLES = ("self", "workspace", *ITEM_VARIABLES.values())
+# The policy's parameters (its `params`, with the config's overrides): the same for every node, like
+# `workspace`, so one policy serves clusters that differ in a number.
+PARAMS = "params"
 
 
 def _uses(blanked: str, name: str) -> list[re.Match]:
@@ -116,7 +119,7 @@ class Program:
         self.source = source
         self._program = program
         blanked = blank_strings(source)
-        found = {name: _uses(blanked, name) for name in VARIABLES}
+        found = {name: _uses(blanked, name) for name in (*VARIABLES, PARAMS)}
         self.uses = frozenset(name for name, m in found.items() if m)
         self._fields = {name: _fields(blanked, found[name]) for name in self.uses}
         self.plan = plan(source)
@@ -228,6 +231,10 @@ class Bound:
         if name not in self.program.uses:
             return
         value = self.program.prune(name, value)
+        if name == PARAMS:  # a policy's constants: bound once, converted once
+            self.budget.charge(weight(value))
+            self._context.add_variable(name, value)
+            return
         if name != "workspace":
             self._current[f"_nl_{name}"] = [value]
             self._weights[name] = weight(value)

@@ -58,6 +58,8 @@ class CompiledPolicy:
     program: Program | None          # None for match-across
     paths: list = field(default_factory=list)   # compiled JSONPath queries with their Scalar
     selected: list = field(default_factory=list)  # workspace-schema nodes the paths select ([{}]: any)
+    params: dict = field(default_factory=dict)    # its params, the config's overrides applied
+    duplicates: list = field(default_factory=list)  # codes whose findings make this one's redundant (runner)
 
     @property
     def code(self) -> str:
@@ -167,9 +169,10 @@ def unique(policies: list[CompiledPolicy]) -> tuple[list[CompiledPolicy], list[F
     return kept, problems
 
 
-def load(path: Path, shown: str) -> tuple[list[CompiledPolicy], list[Finding]]:
+def load(path: Path, shown: str, overrides=None) -> tuple[list[CompiledPolicy], list[Finding]]:
     """The policies of one file. Its messages quote at most a short escaped excerpt of it: a file
-    named as a policy may be anything (NL005 "must be a mapping, found str 'root:x:0:0…'")."""
+    named as a policy may be anything (NL005 "must be a mapping, found str 'root:x:0:0…'").
+    ``overrides(policy)`` gives the params the config sets for a policy (``policy-params``)."""
     from netlint.safe_read import Refused, read_bytes
 
     try:
@@ -189,14 +192,14 @@ def load(path: Path, shown: str) -> tuple[list[CompiledPolicy], list[Finding]]:
         return [], problems
     out: list[CompiledPolicy] = []
     for policy in model.rules:
-        compiled, errors = _compile(policy, shown)
+        compiled, errors = _compile(policy, shown, overrides(policy) if overrides else {})
         problems.extend(errors)
         if compiled is not None:
             out.append(compiled)
     return out, problems
 
 
-def _compile(policy: Policy, shown: str) -> tuple[CompiledPolicy | None, list[Finding]]:
+def _compile(policy: Policy, shown: str, override: dict | None = None) -> tuple[CompiledPolicy | None, list[Finding]]:
     from jsonpath_rfc9535 import JSONPathEnvironment
 
     code = policy.id.value
@@ -221,9 +224,12 @@ def _compile(policy: Policy, shown: str) -> tuple[CompiledPolicy | None, list[Fi
         paths.append((query, given))
     starts = {collection_of(query) for query, _ in paths}
     collections = None if None in starts else starts
-    if policy.template is not None and isinstance(policy.parameters.get("field"), str):
+    params, problem = _params(policy, override or {})
+    if problem is not None:
+        return None, [problem]
+    if policy.template is not None and isinstance(params.get("field"), str):
         try:
-            check_field(selected, policy.parameters["field"])
+            check_field(selected, params["field"])
         except UnknownField as exc:
             where = policy.params.get("field")
             span = where.span if hasattr(where, "span") else policy.template.span
@@ -246,7 +252,7 @@ def _compile(policy: Policy, shown: str) -> tuple[CompiledPolicy | None, list[Fi
                                       key=f"{code}:message:{exc.name}")]
     if policy.template is not None:
         try:
-            source = expression(policy.template.value, policy.parameters)
+            source = expression(policy.template.value, params)
         except TemplateError as exc:
             param = policy.params.get(exc.param) if exc.param else None
             span = param.span if hasattr(param, "span") else policy.template.span
@@ -262,7 +268,46 @@ def _compile(policy: Policy, shown: str) -> tuple[CompiledPolicy | None, list[Fi
         except CelError as exc:
             return None, [Finding("NL031", f"{code}: CEL expression rejected: {exc.message}",
                                   _column(where, exc.column), key=f"{code}:assert")]
-    return CompiledPolicy(policy, shown, program, paths, selected), []
+    problem = _names(policy, params)  # after compiling: a syntax error is the first thing to fix
+    if problem is not None:
+        return None, [problem]
+    return CompiledPolicy(policy, shown, program, paths, selected, params), []
+
+
+def _params(policy: Policy, override: dict) -> tuple[dict, Finding | None]:
+    """The policy's params with the config's overrides, ``${netlint.NAME}`` replaced by netlint's
+    recommended value; NL033 at the param for a NAME netlint does not have."""
+    from netlint.policy.lint import netlint_values
+    from netlint.recommended import VALUES
+
+    params, problems = netlint_values({**policy.parameters, **override}, VALUES)
+    if not problems:
+        return params, None
+    where, message = problems[0]
+    top = policy.params.get(where.split(".")[0].split("[")[0])
+    span = top.span if hasattr(top, "span") else policy.id.span
+    return params, Finding("NL033", f"{policy.id.value}: params.{where}: {message}", span,
+                           key=f"{policy.id.value}:params:{where}")
+
+
+def _names(policy: Policy, params: dict) -> Finding | None:
+    """NL033 for a name CEL would reject on every node (``sellf.mtu``), a ``params.x`` the policy does
+    not declare, or a message ``{…}`` netlint would print as written."""
+    from netlint.policy.lint import bad_placeholder, unknown_param, unknown_variable
+
+    code = policy.id.value
+    if policy.assert_ is not None:
+        for check, what in ((unknown_variable, "variable"), (lambda s: unknown_param(s, params), "param")):
+            found = check(policy.assert_.value)
+            if found is not None:
+                return Finding("NL033", f"{code}: assert: {found[1]}", _column(policy.assert_, found[0] + 1),
+                               key=f"{code}:assert:{what}")
+    if policy.message is not None:
+        found = bad_placeholder(policy.message.value, params)
+        if found is not None:
+            return Finding("NL033", f"{code}: message: {found[1]}", _column(policy.message, found[0] + 1),
+                           key=f"{code}:message:placeholder")
+    return None
 
 
 def _brief(text: str, limit: int = 120) -> str:
@@ -280,6 +325,14 @@ def _column(scalar: Any, column: int) -> Span:
     col = span.col + (1 if scalar.quoted else 0) + column - 1
     start = span.start + (col - span.col)
     return Span(span.file, span.line, col, span.line, col + 1, start, start + 1)
+
+
+def describe(policy: CompiledPolicy) -> dict:
+    """What reporters and ``netlint rule`` say about a policy: its summary, docs, tags, severity and
+    file (a policy is no class in the rule registry)."""
+    p = policy.policy
+    return {"summary": p.summary.value, "file": policy.file, "docs": p.docs.value if p.docs else None,
+            "tags": [t.value for t in p.tags], "severity": p.level}
 
 
 def severity_of(policy: Policy) -> Severity:

@@ -39,10 +39,16 @@ class Policy(Model):
         "CEL over `self`, `workspace` and the item the node is in (`switch`, `nccl_env`, `job`, `nic`)"))
     template: Located[Template] | None = Field(None, description=(
         "A built-in check instead of CEL: required, forbidden, range, one-of, pattern, match-across (with `params`)"))
-    params: dict[str, Any] = Field(default_factory=dict, description="Template parameters")
+    params: dict[str, Any] = Field(default_factory=dict, description=(
+        "Template parameters, or values a CEL `assert` reads as `params.x`; the config's `policy-params` "
+        "overrides them per pack, file or policy id. In a value, `${netlint.NAME}` is one of netlint's "
+        "recommended values (docs/policy.md)"))
     message: Located[str] | None = Field(None, description="With {self.field} / {switch.name} / {workspace.x} placeholders")
     docs: Located[str] | None = Field(None, description="Why, and the source of the number (shown by `netlint rule`)")
     tags: list[Located[str]] = Field(default_factory=list, description="Labels to select or group policies by")
+    duplicates: Located[str] | list[Located[str]] = Field(default_factory=list, description=(
+        "Codes of rules that report the same fault (a built-in rule, another pack's policy): where one "
+        "of them is enabled (and, for a policy, loaded before this one) this policy's findings are dropped"))
     examples: Examples | None = Field(None, description="Values that must fail and pass (`netlint policy test` runs them)")
 
     @model_validator(mode="after")
@@ -60,6 +66,11 @@ class Policy(Model):
         from netlint.located import plain
 
         return plain(self.params)
+
+    @property
+    def duplicated(self) -> list:
+        """The ``duplicates`` entries (Scalars), one or a list as written."""
+        return self.duplicates if isinstance(self.duplicates, list) else [self.duplicates]
 
     @property
     def paths(self) -> list:

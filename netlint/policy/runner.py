@@ -8,11 +8,11 @@ from typing import Any
 from netlint.findings import Finding, Related, Severity
 from netlint.located import Span
 from netlint.policy.cel import ITEM_VARIABLES, VARIABLES, CelError
-from netlint.policy.files import CompiledPolicy, load, resolve, severity_of, unique
+from netlint.policy.files import CompiledPolicy, describe, severity_of
 from netlint.policy.view import View
 from netlint.validation import EXCERPT, excerpt
 
-PLACEHOLDER = re.compile(r"\{((?:%s)(?:\.[A-Za-z_]\w*)*)\}" % "|".join(VARIABLES))
+PLACEHOLDER = re.compile(r"\{((?:%s)(?:\.[A-Za-z_]\w*)*)\}" % "|".join((*VARIABLES, "params")))
 
 
 def run_policies(ws) -> list[Finding]:
@@ -33,13 +33,10 @@ def run_policies(ws) -> list[Finding]:
 def _run_policies(ws) -> list[Finding]:
     from netlint.discovery import display_path
 
-    files, findings = resolve(ws.config.settings.policies, ws.config.root, ws.config.file)
-    compiled: list[CompiledPolicy] = []
-    for path in dict.fromkeys(p.resolve() for p in files):  # a file named twice loads once
-        got, problems = load(path, display_path(path, ws.root))
-        compiled.extend(got)
-        findings.extend(problems)
-    compiled, problems = unique(compiled)
+    from netlint.policy.overrides import configured_policies, duplicated
+
+    compiled, findings = configured_policies(ws.config, lambda path: display_path(path, ws.root))
+    compiled, problems = duplicated(compiled)
     findings.extend(problems)
     if not compiled:
         return findings
@@ -93,7 +90,8 @@ def evaluate(policy: CompiledPolicy, data: dict, view: View, limit: int | None =
     run, size = None, 1
     if program is not None:
         try:
-            run = program.bind({"workspace": data} if program.uses_workspace else {}, budget)
+            shared = {"workspace": data} if program.uses_workspace else {}
+            run = program.bind({**shared, "params": policy.params} if "params" in program.uses else shared, budget)
         except BudgetSpent:
             return [_spent(policy, "stopped evaluating its workspace-wide part (once for all nodes)", budget)]
         size = run.fixed
@@ -158,7 +156,7 @@ def _match_across(policy: CompiledPolicy, nodes, data: dict, view: View, budget)
     Memory stays bounded whatever the values: each is compared by a 16-byte digest of its JSON text
     (charged to the budget, 1 + length/64 units), and a message quotes a short excerpt of a value and
     at most :data:`TIE_SHOWN` of the values that tie — never every value on every finding."""
-    field = policy.policy.parameters["field"]
+    field = policy.params["field"]
     parts = tuple(field.split("."))
     values, shown = [], {}
     for loc, value in nodes:
@@ -249,22 +247,22 @@ def _default_limit() -> int:
 def _finding(policy: CompiledPolicy, loc: tuple, value: Any, data: dict, view: View, extra: str = "",
              related: tuple = ()) -> Finding:
     p = policy.policy
-    field = p.parameters.get("field") if p.template is not None else None
+    field = policy.params.get("field") if p.template is not None else None
     span = (view.span_at(loc + tuple(field.split("."))) if field else None) or view.span_at(loc) \
         or Span(policy.file, 1, 1, 1, 1)
     text = p.message.value if p.message is not None else p.summary.value
-    message = PLACEHOLDER.sub(lambda m: _render(m.group(1), value, data, loc), text) + extra
-    meta = {"summary": p.summary.value, "file": policy.file, "docs": p.docs.value if p.docs else None,
-            "tags": [t.value for t in p.tags]}  # for reporters that describe rules outside the registry
+    message = PLACEHOLDER.sub(lambda m: _render(m.group(1), value, data, loc, policy.params), text) + extra
+    meta = {**describe(policy), "duplicates": policy.duplicates}  # reporters describe the rule from it
     return Finding(policy.code, message, span, severity_of(p) if p.severity else Severity.ERROR,
                    related=related, key=f"{policy.code}:{_dotted(loc)}", extra={"policy": meta})
 
 
-def _render(ref: str, value: Any, data: dict, loc: tuple = ()) -> str:
+def _render(ref: str, value: Any, data: dict, loc: tuple = (), params: dict | None = None) -> str:
     """A placeholder's value: its text, cut to a short excerpt with non-printable characters escaped
     (``{self}`` on a switch must not paste the switch into the message)."""
     head, *rest = ref.split(".")
-    base = value if head == "self" else data if head == "workspace" else _item(loc, data, head)[1]
+    base = value if head == "self" else data if head == "workspace" else (params or {}) if head == "params" \
+        else _item(loc, data, head)[1]
     got = _lookup(base, rest)
     if got is None:
         return "?"
@@ -300,6 +298,7 @@ def run_examples(policy: CompiledPolicy) -> tuple[list[str], list[str]]:
     run = None
     if policy.program is not None:
         shared = {name: View().convert(getattr(ex, name), ()) for name in VARIABLES[1:]}
+        shared["params"] = policy.params
         run = policy.program.bind({k: v for k, v in shared.items() if k in policy.program.uses})
     from netlint.policy.shape import check_value, item_schema, root_schema
 
@@ -329,7 +328,7 @@ def run_examples(policy: CompiledPolicy) -> tuple[list[str], list[str]]:
                 if not isinstance(sample, list):
                     problems.append(f"{where}: a match-across example is a list of selected values")
                     continue
-                field = policy.policy.parameters["field"].split(".")
+                field = policy.params["field"].split(".")
                 got = not _disagreeing([_digest(v) for s in sample if (v := _lookup(s, field)) is not None])[1]
             else:
                 try:

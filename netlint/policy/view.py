@@ -105,6 +105,9 @@ def kind_of(cls: type) -> str:
 class View:
     def __init__(self) -> None:
         self.spans: dict[tuple, Span] = {}
+        # the first located value below a node that has no span of its own (the inventory's models
+        # keep their values' spans, not their mappings'): where a finding on that node points
+        self._below: dict[tuple, Span] = {}
         self._active: set[int] = set()
 
     def build(self, ws) -> dict:
@@ -129,9 +132,19 @@ class View:
             return None  # a reference cycle: the view is a tree
         self._active.add(id(obj))
         try:
-            return self._container(obj, loc)
+            out = self._container(obj, loc)
         finally:
             self._active.discard(id(obj))
+        if loc not in self.spans:
+            self._note_below(out, loc)
+        return out
+
+    def _note_below(self, value: Any, loc: tuple) -> None:
+        """Remember the earliest located value among a container's children (one file's line order)."""
+        keys = value.keys() if isinstance(value, dict) else range(len(value)) if isinstance(value, list) else ()
+        found = [s for k in keys if (s := self.spans.get(loc + (k,)) or self._below.get(loc + (k,)))]
+        if found:
+            self._below[loc] = min(found, key=lambda s: (s.file, s.line, s.col))
 
     def _container(self, obj: Any, loc: tuple) -> Any:
         span = getattr(obj, "span", None)
@@ -148,9 +161,14 @@ class View:
         return {key: self.convert(getattr(obj, attr, None), loc + (key,)) for key, attr in names}
 
     def span_at(self, loc: tuple) -> Span | None:
-        """The span of the node at ``loc``, or of its nearest located ancestor."""
+        """The span of the node at ``loc``, or of its nearest located ancestor; for a node with neither
+        (a mapping of the inventory), the first located value below it."""
         for n in range(len(loc), 0, -1):
             span = self.spans.get(tuple(loc[:n]))
+            if span is not None:
+                return span
+        for n in range(len(loc), 0, -1):
+            span = self._below.get(tuple(loc[:n]))
             if span is not None:
                 return span
         return None

@@ -6,10 +6,10 @@ from netlint.findings import Finding, Related, Severity
 from netlint.nccl import scope
 from netlint.nccl.fixes import add_line, value_fix
 from netlint.nccl.values import int_value
+from netlint.recommended import ROCE_DSCP as PREFERRED_DSCP, tos  # NCCL_IB_TC=106 = 26<<2 | ECT(0)
 from netlint.rules.base import Rule
 
 TC_VARS = ("NCCL_IB_TC", "NCCL_IB_FIFO_TC", "NCCL_GIN_IB_TC")
-PREFERRED_DSCP = 26   # NVIDIA's RoCE class (Cumulus RoCE default); NCCL_IB_TC=106 = 26<<2 | ECT(0)
 
 
 def _intent(ws):
@@ -146,7 +146,9 @@ class IbTcLossyClass(Rule):
     Good: `NCCL_IB_TC=14` (DSCP 3 → TC 3, PFC on) — or change the switch map
 
     Fix: the value whose DSCP every switch maps to a PFC class (the inventory's DSCP when declared),
-    keeping the two ECN bits; for an unset variable a new line (none when the NICs force the class).
+    with the ECN bits ECT(0) (`10`: 106 for DSCP 26, the value `netlint.recommended` states once for
+    the fixes and the `nvidia-roce` pack; ECT(1) is the L4S codepoint, CE "congestion experienced",
+    see NIC209); for an unset variable a new line (none when the NICs force the class).
     Unsafe: it moves the fabric's RDMA traffic to another class.
 
     Source: NVIDIA/nccl@5067397c (2.30.7) `src/transport/net_ib/connect.cc` L20-21 (`NCCL_IB_TC`,
@@ -229,7 +231,6 @@ class IbTcLossyClass(Rule):
     def _judge(self, ws, label, tc, intent, sws, var=None, anchor=None, severity=None, nic_span=None,
                fixable=True) -> Iterator[Finding]:
         dscp = (tc or 0) >> 2
-        ecn = (tc & 3) if tc is not None else 2
         where = var.span if var is not None else anchor.span
         key = var.key if var is not None else "NCCL_IB_TC:unset"
         lossy, no_ecn = [], []
@@ -277,10 +278,10 @@ class IbTcLossyClass(Rule):
             return
         fix = None
         if target is not None and not fixable:
-            msg += (f"; the NICs' class must change (DSCP {target}: ToS {(target << 2) | ecn}), "
+            msg += (f"; the NICs' class must change (DSCP {target}: ToS {tos(target)}), "
                     f"NCCL_IB_TC cannot override it")
         elif target is not None:
-            value = str((target << 2) | ecn)
+            value = str(tos(target))  # ECN bits ECT(0), as the packs and NIC209 expect
             name = var.key if var is not None else "NCCL_IB_TC"
             desc = f"use DSCP {target}: {name}={value}"
             if var is not None:

@@ -95,7 +95,7 @@ def test_ib_tc_unset_fix_goes_before_the_launch():
 def test_ib_tc_inventory_intent_wins():
     f = _only(run_lint(HERE / "XC601" / "intent"), "XC601")
     assert "inventory's RoCE class is DSCP 3" in f.message
-    assert f.fix.edits[0].replacement == "13"   # DSCP 3, keeping ECN bits 01 of 41
+    assert f.fix.edits[0].replacement == "14"   # DSCP 3 with ECT(0), not ECN bits 01 (L4S) of 41
 
 
 def test_hca_typo_and_prefix_collision():
