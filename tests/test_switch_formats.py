@@ -258,9 +258,10 @@ def test_no_nl007_for_named_files_that_are_read(tmp_path):
     assert not [f for f in report.findings if f.code == "NL007"]
 
 
-def test_show_files_lists_every_walked_file(tmp_path, capsys):
+def test_show_files_lists_every_walked_file(tmp_path, capsys, monkeypatch):
     from netlint.cli import main
 
+    monkeypatch.chdir(tmp_path)  # paths are named from the current directory (netlint.display)
     write_repo(tmp_path, {
         "inventory.yaml": INVENTORY + "switches:\n  - {name: leaf01, config: [sw/qos.json, sw/buffers.json]}\n",
         "sw/qos.json": QOS, "sw/buffers.json": BUFFERS, "flat/db.json": FLAT, "sw/README.md": "# switches\n",
