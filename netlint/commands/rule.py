@@ -15,6 +15,12 @@ def run(args) -> int:
 
     rule = get_rule(args.code)
     if rule is None:
+        from netlint.policy.catalog import docs_text, enabled
+
+        policy = next((p for p in _policies(enabled) if p["code"] == args.code.upper()), None)
+        if policy is not None:  # a policy the config enables (pack or file)
+            print(docs_text(policy))
+            return 0
         sys.stderr.write(f"netlint: unknown rule code {args.code!r} (see `netlint rules`)\n")
         return 2
     print(f"# {rule.code} {rule.name}\n")
@@ -24,6 +30,14 @@ def run(args) -> int:
     if uri:  # only where the user publishes the pages (docs-url); netlint has no web site
         print(f"\nDocs: {uri}")
     return 0
+
+
+def _policies(enabled) -> list[dict]:
+    """The enabled policies; none when the config has policies netlint cannot load at all."""
+    try:
+        return enabled()
+    except Exception:  # an unreadable config or policy: `netlint check` reports it, located
+        return []
 
 
 def _docs_url() -> str | None:

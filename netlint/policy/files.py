@@ -60,6 +60,7 @@ class CompiledPolicy:
     selected: list = field(default_factory=list)  # workspace-schema nodes the paths select ([{}]: any)
     params: dict = field(default_factory=dict)    # its params, the config's overrides applied
     duplicates: list = field(default_factory=list)  # codes whose findings make this one's redundant (runner)
+    pack: str | None = None                         # the built-in pack it comes from
 
     @property
     def code(self) -> str:
@@ -195,6 +196,7 @@ def load(path: Path, shown: str, overrides=None) -> tuple[list[CompiledPolicy], 
         compiled, errors = _compile(policy, shown, overrides(policy) if overrides else {})
         problems.extend(errors)
         if compiled is not None:
+            compiled.pack = _pack_of(path)
             out.append(compiled)
     return out, problems
 
@@ -327,12 +329,20 @@ def _column(scalar: Any, column: int) -> Span:
     return Span(span.file, span.line, col, span.line, col + 1, start, start + 1)
 
 
+def _pack_of(path: Path) -> str | None:
+    try:
+        return path.stem if path.resolve().parent == PACKS_DIR.resolve() else None
+    except OSError:
+        return None
+
+
 def describe(policy: CompiledPolicy) -> dict:
     """What reporters and ``netlint rule`` say about a policy: its summary, docs, tags, severity and
     file (a policy is no class in the rule registry)."""
     p = policy.policy
     return {"summary": p.summary.value, "file": policy.file, "docs": p.docs.value if p.docs else None,
-            "tags": [t.value for t in p.tags], "severity": p.level}
+            "tags": [t.value for t in p.tags], "severity": p.level, "pack": policy.pack,
+            "source": f"built-in pack {policy.pack}" if policy.pack else policy.file}
 
 
 def severity_of(policy: Policy) -> Severity:

@@ -206,8 +206,14 @@ def build(report, options) -> dict:
         if code in registry:
             descriptors.append(rule_descriptor(registry[code], docs_url))
         else:
-            sev = next(str(f.severity) for f in findings if f.code == code)
-            descriptors.append(_unknown_descriptor(code, sev))
+            first = next(f for f in findings if f.code == code)
+            policy = first.extra.get("policy") if first.extra else None
+            if policy:  # a policy: its summary, docs and tags from the policy file
+                from netlint.policy.catalog import sarif_descriptor
+
+                descriptors.append(sarif_descriptor(code, policy, LEVELS))
+            else:
+                descriptors.append(_unknown_descriptor(code, str(first.severity)))
     paths = _Paths(report)
     seen: Counter = Counter()
     results = []

@@ -164,3 +164,45 @@ def test_ib_tc_fix_and_pack_agree_and_report_once(tmp_path):
     assert lint_repo(tmp_path, {}, select=["NVR006"]).findings == []  # the fixed value passes the pack
     f = only(lint_repo(tmp_path, {"nccl.env": "NCCL_IB_TC=41\n"}, select=["NVR006"]), "NVR006")
     assert f.message == "NCCL_IB_TC=41: NVIDIA fabrics expect 106 (DSCP 26, ECT(0))"  # XC601 not enabled
+
+
+# --- policies described like built-in rules -----------------------------------------------------
+
+DOCUMENTED = POLICY.replace('    message:', '    docs: "Jumbo frames: RoCE needs MTU 9000 (vendor guide)."\n'
+                            '    tags: [mtu, roce]\n    message:')
+
+
+def test_policy_metadata_in_sarif(tmp_path, capsys):
+    import json
+
+    from conftest import write_repo
+    from netlint.cli import main
+
+    write_repo(tmp_path, {"inventory.yaml": INVENTORY, "leaf02.yaml": SWITCH, "org.yaml": DOCUMENTED,
+                          "netlint.yaml": "policies: [org.yaml]\n"})
+    assert main(["check", str(tmp_path), "--select", "ORG", "--format", "sarif"]) == 1
+    (rule,) = json.loads(capsys.readouterr().out)["runs"][0]["tool"]["driver"]["rules"]
+    assert rule["id"] == "ORG001" and rule["shortDescription"]["text"] == "jumbo frames on every port"
+    assert rule["fullDescription"]["text"] == "Jumbo frames: RoCE needs MTU 9000 (vendor guide)."
+    assert "RoCE needs MTU 9000" in rule["help"]["markdown"] and "org.yaml" in rule["help"]["text"]
+    assert {"mtu", "roce", "policy"} <= set(rule["properties"]["tags"])
+    assert rule["defaultConfiguration"]["level"] == "error" and "see the finding" not in json.dumps(rule)
+
+
+def test_rules_and_rule_know_enabled_policies(tmp_path, capsys, monkeypatch):
+    from conftest import write_repo
+    from netlint.cli import main
+
+    write_repo(tmp_path, {"org.yaml": DOCUMENTED, "netlint.yaml": "policies: [org.yaml, production]\n"})
+    monkeypatch.chdir(tmp_path)
+    assert main(["rules"]) == 0
+    listed = {line.split()[0]: line for line in capsys.readouterr().out.splitlines()}
+    assert "jumbo frames on every port (policy: org.yaml)" in listed["ORG001"]
+    assert "built-in pack production" in listed["PRD003"] and "NVR005" not in listed  # not enabled
+    assert main(["rule", "org001"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("# ORG001 jumbo-frames-on-every-port") and "RoCE needs MTU 9000" in out
+    assert "Tags: mtu, roce" in out and "Policy: org.yaml" in out
+    assert main(["rule", "PRD003"]) == 0
+    assert "Not reported where QOS106 is enabled (duplicates)." in capsys.readouterr().out
+    assert main(["rule", "NVR005"]) == 2  # a pack this config does not enable
