@@ -8,6 +8,7 @@ module plus deferred positions for JSON); ``parse_yaml`` and ``parse_json`` are 
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, Any, Iterator, NamedTuple
 
 import yaml
@@ -110,9 +111,8 @@ class Span:
 
     def __reduce__(self):
         if self._doc is not None:  # packed for the cache or a --jobs worker: offsets stay unresolved
-            from netlint import packing
-
-            packed = packing.deferred_span(self)
+            packing = sys.modules.get("netlint.packing")  # not imported: nothing is being packed
+            packed = packing.deferred_span(self) if packing is not None else None
             if packed is not None:
                 return packed
         return (Span, self.astuple())

@@ -10,6 +10,7 @@ One pickle serves both: a worker's result is written to the cache as it came (is
 
 from __future__ import annotations
 
+import copyreg
 import functools
 import pickle
 from contextlib import contextmanager
@@ -113,7 +114,16 @@ def deferred_span(span: Any) -> tuple | None:
     _Later, _LazyJson = _kinds or _load_kinds()
     if type(doc) is _Later and type(doc.compute) is functools.partial:  # a span inside a token (qos/units.py)
         return (_later_span, (span.file, doc.compute))
-    if type(doc) is not _LazyJson or doc.root is None or doc.file != _stripping[0]:
+    if type(doc) is not _LazyJson or doc.file != _stripping[0]:
+        return None
+    if not getattr(doc, "whole", True):  # located on its own from its parent's span and its key in it
+        known = _docs.get(id(doc))
+        if known is None:
+            known = _docs[id(doc)] = (doc, {}, JsonDoc(doc.file))
+        # NEWOBJ + slot state: unpickled in C, no Python call per span
+        return (copyreg.__newobj__, (type(span),), (None, {"file": span.file, "_doc": known[2], "_line": span._line,
+                                                           "_col": span._col, "_end_line": span._end_line}))
+    if doc.root is None:
         return None
     known = _docs.get(id(doc))
     if known is None:
@@ -198,6 +208,30 @@ class PackedJson:
 
 def _packed_json(file: str) -> PackedJson:
     return PackedJson(file, given_text(file))
+
+
+class JsonDoc:
+    """A JSON document (netlint.parsing._LazyJson) packed: unpacked over the text given back."""
+
+    def __init__(self, file: str):
+        self.file = file
+
+    def __reduce__(self):
+        return (_json_doc, (self.file,))
+
+
+def _json_doc(file: str) -> Any:
+    from netlint.parsing import _LazyJson
+
+    return _LazyJson(file, given_text(file))
+
+
+def _json_span(doc: Any, parent: Any, at: Any, is_key: bool) -> Any:
+    from netlint.located import Span
+
+    span = Span.__new__(Span)
+    span.file, span._doc, span._line, span._col, span._end_line = doc.file, doc, parent, at, is_key
+    return span
 
 
 def _later_span(file: str, compute: Any) -> Any:

@@ -10,6 +10,8 @@ value. Nothing here imports tree-sitter.
 from __future__ import annotations
 
 import bisect
+import copyreg
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
@@ -49,11 +51,11 @@ class FileText:
 
     def __reduce__(self):
         # Packed for the cache or a --jobs worker without the file's text: the receiver has it.
-        from netlint import packing
-
-        if packing.strip_text(self.path, self.text):
+        packing = sys.modules.get("netlint.packing")
+        if packing is not None and packing.strip_text(self.path, self.text):
             return (_unpacked_file_text, (self.path, self._lines))
-        return (packing.restore, (FileText, {"path": self.path, "text": self.text, "_lines": self._lines}))
+        state = {"path": self.path, "text": self.text, "_lines": self._lines}
+        return (copyreg.__newobj__, (FileText,), (None, state))
 
 
 def _unpacked_file_text(path: str, lines: list[int]) -> FileText:
@@ -218,12 +220,11 @@ class Word(Scalar):
     span = property(_span, _SPAN.__set__)
 
     def __reduce__(self):
-        # Slots as they are: pickling must not locate the words nobody read (span and origin stay None).
-        from netlint import packing
-
+        # Slots as they are: pickling must not locate the words nobody read (span and origin stay None);
+        # NEWOBJ and a slot state are unpickled in C.
         slots = {"value": self.value, "span": _SPAN.__get__(self), "raw": self.raw, "quoted": self.quoted,
                  "_origin": self._origin, "parts": self.parts}
-        return (packing.restore, (type(self), slots))
+        return (copyreg.__newobj__, (type(self),), (None, slots))
 
     @property
     def origin(self) -> Span:
