@@ -18,8 +18,9 @@ def repo_root(report) -> Path:
     """Where paths for GitHub (annotations, code scanning) are relative to: ``GITHUB_WORKSPACE`` when
     it holds the project, else the git work tree around the project root, else the project root.
 
-    Reports use paths relative to the netlint configuration's folder, which need not be the
-    repository's root (``examples/netlint.yaml``); GitHub wants repository-relative paths."""
+    Spans hold paths relative to the netlint configuration's folder, which need not be the
+    repository's root (``examples/netlint.yaml``); GitHub, SARIF and ``--diff`` headers use
+    repository-relative paths (netlint.display)."""
     root = report.config.root
     ws = os.environ.get("GITHUB_WORKSPACE")
     if ws:
