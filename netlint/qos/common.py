@@ -89,6 +89,15 @@ def names(items: Iterable[str], limit: int = 3) -> str:
     return f"{', '.join(items[:limit])} and {len(items) - limit} more"
 
 
+def inventory_related(value, what: str) -> list[Related]:
+    """The inventory value a finding follows from, as a related location: a run on the inventory
+    alone (pre-commit, --changed-since) then reports the finding its edit causes."""
+    span = getattr(value, "span", None)
+    if span is None or span.line <= 0:
+        return []
+    return [Related(span, f"{what}: {value.value}")]
+
+
 def related_ports(sw: SwitchQos, ports: list[Port], message: str, skip: Span | None = None,
                   limit: int = 5) -> list[Related]:
     out = []

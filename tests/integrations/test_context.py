@@ -63,8 +63,11 @@ def test_a_given_inventory_reports_what_involves_it(tmp_path, capsys, monkeypatc
     _, everything = findings(capsys, ".")
     rc, found = findings(capsys, "inventory.yaml")
     assert rc == 1
-    assert ("switches/leaf01/config_db.json", "QOS108", 13, 50) in \
-        {(f["file"], f["code"], f["line"], f["column"]) for f in found}
+    assert {("switches/leaf01/config_db.json", "QOS108", 13, 50), ("switches/leaf01/config_db.json", "QOS101", 40, 66),
+            ("switches/leaf02.yaml", "QOS109", 4, 38)} <= {(f["file"], f["code"], f["line"], f["column"]) for f in found}
+    # QOS101/QOS109 follow from fabric.roce.dscp / cnp_dscp: they name it as a related location
+    related = {f["code"]: {(r["file"], r["line"], r["column"]) for r in f["related"]} for f in found}
+    assert ("inventory.yaml", 23, 11) in related["QOS101"] and ("inventory.yaml", 25, 15) in related["QOS109"]
     assert all(f["file"] == "inventory.yaml" or any(r["file"] == "inventory.yaml" for r in f["related"])
                for f in found)
     assert len(found) < len(everything) and not any(f["code"].startswith("JOB") for f in found)

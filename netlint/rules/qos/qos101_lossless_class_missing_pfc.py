@@ -5,7 +5,7 @@ from typing import Iterator
 from netlint.findings import Finding, Fix, Severity
 from netlint.models.switch import Port, SwitchQos
 from netlint.qos import switch_text, switches
-from netlint.qos.common import RoceIntent, intent, names, queue_of_priority, related_ports
+from netlint.qos.common import RoceIntent, intent, inventory_related, names, queue_of_priority, related_ports
 from netlint.qos.edits import add_key, pfc_edit, replace_token, written
 from netlint.rules.base import Rule
 
@@ -70,8 +70,10 @@ class LosslessClassMissingPfc(Rule):
                 ports = [p for p in sw.ports.values() if p.pfc_enable is not None]
                 miss = [p for p in ports if it.priority.value not in p.pfc_set()]
                 if miss:
-                    yield self._missing_pfc(sw, miss, it.priority.value, text,
-                                            f"inventory fabric.roce.priority is {it.priority.value}")
+                    f = self._missing_pfc(sw, miss, it.priority.value, text,
+                                          f"inventory fabric.roce.priority is {it.priority.value}")
+                    f.related += tuple(inventory_related(it.priority, "fabric.roce.priority"))
+                    yield f
             yield from self._structural(sw, text)
 
     # -- intent ---------------------------------------------------------------------------------
@@ -91,8 +93,10 @@ class LosslessClassMissingPfc(Rule):
             qmap = sw.map_for(miss[0], "dscp_to_tc")
             mname = qmap.name if qmap is not None else "?"
             if tc is not None and want is not None and tc == want:
-                yield self._missing_pfc(sw, miss, tc, text,
-                                        f"RoCE DSCP {dscp} (inventory fabric.roce.dscp) lands in TC {tc}")
+                f = self._missing_pfc(sw, miss, tc, text,
+                                      f"RoCE DSCP {dscp} (inventory fabric.roce.dscp) lands in TC {tc}")
+                f.related += tuple(inventory_related(it.dscp, "fabric.roce.dscp"))
+                yield f
                 continue
             where = (f"lands in TC {tc}" if tc is not None else
                      f"is not in DSCP→TC map '{mname}' and falls to the default TC 0")
@@ -112,7 +116,8 @@ class LosslessClassMissingPfc(Rule):
                 msg += f"; the inventory's RoCE priority {target} has PFC there"
             yield self.finding(msg, span or (qmap.span if qmap else sw.span),
                                key=f"{sw.name}:dscp_to_tc:{mname}:{dscp}", fix=fix,
-                               related=related_ports(sw, miss, "PFC configured here on {port}"))
+                               related=[*related_ports(sw, miss, "PFC configured here on {port}"),
+                                        *inventory_related(it.dscp, "fabric.roce.dscp")])
 
     def _missing_pfc(self, sw: SwitchQos, miss: list[Port], prio: int, text: str | None,
                      why: str) -> Finding:

@@ -4,7 +4,7 @@ from typing import Iterator
 
 from netlint.findings import Finding, Severity
 from netlint.qos import switches
-from netlint.qos.common import intent, names
+from netlint.qos.common import intent, inventory_related, names
 from netlint.rules.base import Rule
 
 
@@ -79,7 +79,8 @@ class CnpClassUnprotected(Rule):
                         f"CNP DSCP {d} (inventory fabric.roce.cnp_dscp) lands in lossy TC {landed}, queue {q}, whose "
                         f"WRED profile '{wp.name}' drops packets, on {len(dropping)} port(s) "
                         f"({names(r[0].name for r in dropping)}): CNPs are discarded under congestion",
-                        span, key=f"{sw.name}:cnp:{mname}:drop")
+                        span, key=f"{sw.name}:cnp:{mname}:drop",
+                        related=inventory_related(it.cnp_dscp, "fabric.roce.cnp_dscp"))
                 elif shared_nonstrict:
                     port, q, sch, others = shared_nonstrict[0]
                     shown = ",".join(str(o) for o in others[:6] if o >= 0) + (" …" if len(others) > 6 or -1 in others else "")
@@ -87,4 +88,5 @@ class CnpClassUnprotected(Rule):
                         f"CNP DSCP {d} (inventory fabric.roce.cnp_dscp) lands in TC {landed}, queue {q}, shared with "
                         f"DSCP {shown} and scheduled {sch.type.value.upper()} (scheduler '{sch.name}'), not strict "
                         f"priority, on {len(shared_nonstrict)} port(s) ({names(r[0].name for r in shared_nonstrict)})",
-                        span, key=f"{sw.name}:cnp:{mname}:sched", severity=Severity.WARNING)
+                        span, key=f"{sw.name}:cnp:{mname}:sched", severity=Severity.WARNING,
+                        related=inventory_related(it.cnp_dscp, "fabric.roce.cnp_dscp"))
