@@ -121,8 +121,10 @@ class Session:
             return Path(real).as_uri(), lines_of(text)
 
         docs_url = getattr(linted.report.config.settings, "docs_url", None)
+        # A netlint configuration that does not load (NL008) stops every run: shown on the file itself.
+        errors = [e for e in linted.errors if os.path.realpath(root / e.span.file) == path]
         pairs = []
-        for f in linted.findings:
+        for f in [*linted.findings, *errors]:
             if f.suppressed:
                 continue
             pairs.append((f, to_diagnostic(f, lines, codec, related_place, docs_url)))

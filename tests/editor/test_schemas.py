@@ -93,8 +93,8 @@ def test_config_schema_accepts_the_example_config_and_names_a_wrong_key():
     full = {"select": ["QOS"], "ignore": ["NCCL314"], "per-file-ignores": {"lab/*": ["QOS1"]},
             "severity": {"QOS107": "warning"}, "fail-on": "error", "limits": {"max-file-mb": 20}}
     assert list(validator.iter_errors(full)) == []
-    errors = list(validator.iter_errors({"inventory": "inventory.yaml", "fail_on": "error"}))
-    assert len(errors) == 1 and "'fail_on' was unexpected" in errors[0].message
+    errors = list(validator.iter_errors({"inventory": "inventory.yaml", "selct": ["QOS"]}))
+    assert len(errors) == 1 and "'selct' was unexpected" in errors[0].message
     errors = list(validator.iter_errors({"limits": {"max-file-mb": "big"}}))
     assert len(errors) == 1 and list(errors[0].absolute_path) == ["limits", "max-file-mb"]
 

@@ -122,3 +122,25 @@ def test_server_without_pygls_prints_a_hint_and_exits_2(tmp_path: Path):
                           capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines() == ["netlint: the language server needs pygls: pip install 'netlint[lsp]'"]
+
+
+def test_a_watched_context_file_changed_on_disk_republishes(repo: Path, client: LspClient):
+    client.initialize(repo, capabilities={"workspace": {"didChangeWatchedFiles": {"dynamicRegistration": True}}})
+    env = repo / "nccl" / "train.env"
+    uri = client.open(env, "dotenv")
+    assert "leaf01" in xc601(client.diagnostics(uri))[0]["message"]
+    switch = repo / "switches" / "leaf01" / "config_db.json"
+    switch.write_text(switch.read_text().replace('"8": "0", "26": "3"', '"8": "0", "10": "3", "26": "3"'))
+    client.notify("workspace/didChangeWatchedFiles", {"changes": [{"uri": switch.as_uri(), "type": 2}]})
+    again = xc601(client.diagnostics(uri))
+    assert len(again) == 1 and "leaf01" not in again[0]["message"]
+
+
+def test_a_broken_configuration_is_shown_on_the_configuration(repo: Path, client: LspClient):
+    client.initialize(repo)
+    config = repo / "netlint.yaml"
+    uri = client.open(config, "yaml", text="inventory: inventory.yaml\nselct: [QOS]\n")
+    (d,) = client.diagnostics(uri, lambda d: bool(d))
+    assert d["code"] == "NL008" and "selct" in d["message"] and d["range"]["start"]["line"] == 1
+    client.change(uri, 2, "inventory: inventory.yaml\n")
+    assert client.diagnostics(uri) == []

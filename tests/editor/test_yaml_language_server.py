@@ -87,9 +87,9 @@ def test_wrong_key_and_wrong_type_in_the_inventory(repo: Path, yls: LspClient):
 
 
 def test_config_schema_names_a_misspelt_setting(repo: Path, yls: LspClient):
-    uri = yls.open(repo / "netlint.yaml", "yaml", text="inventory: inventory.yaml\nfail_on: error\n")
+    uri = yls.open(repo / "netlint.yaml", "yaml", text="inventory: inventory.yaml\nselct: [QOS]\n")
     (d,) = yls.diagnostics(uri, lambda d: bool(d))
-    assert d["message"] == "Property fail_on is not allowed."
+    assert d["message"] == "Property selct is not allowed."
     assert d["range"]["start"] == {"line": 1, "character": 0}
 
 
