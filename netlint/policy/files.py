@@ -208,7 +208,8 @@ def _compile(policy: Policy, shown: str, override: dict | None = None) -> tuple[
     if code.startswith(BUILTIN_FAMILIES) and code.rstrip("0123456789") in BUILTIN_FAMILIES:
         return None, [Finding("NL030", f"policy id {code} uses a built-in rule family; pick your own prefix",
                               policy.id.span, key=f"{code}:id")]
-    from netlint.policy.shape import UnknownField, check_expression, check_field, check_path, collection_of
+    from netlint.policy.shape import (TypeClash, UnknownField, check_expression, check_field, check_path,
+                                      collection_of)
 
     env = JSONPathEnvironment()
     paths, selected = [], []
@@ -236,9 +237,20 @@ def _compile(policy: Policy, shown: str, override: dict | None = None) -> tuple[
             where = policy.params.get("field")
             span = where.span if hasattr(where, "span") else policy.template.span
             return None, [Finding("NL033", f"{code}: params.field: {exc}", span, key=f"{code}:field:{exc.name}")]
+        from netlint.policy.shape import template_clash
+
+        clash = template_clash(selected, params)
+        if clash:
+            where = policy.params.get("values", policy.params.get("equals"))
+            span = where.span if hasattr(where, "span") else policy.template.span
+            return None, [Finding("NL031", f"{code}: template {policy.template.value}: {clash}", span,
+                                  key=f"{code}:template:type")]
     if policy.assert_ is not None:
         try:
             check_expression(policy.assert_.value, selected, collections)
+        except TypeClash as exc:
+            return None, [Finding("NL031", f"{code}: assert: {exc}", _column(policy.assert_, exc.offset + 1),
+                                  key=f"{code}:assert:type")]
         except UnknownField as exc:
             return None, [Finding("NL033", f"{code}: assert: {exc}", _column(policy.assert_, exc.offset + 1),
                                   key=f"{code}:assert:{exc.name}")]

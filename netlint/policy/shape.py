@@ -150,13 +150,125 @@ def check_expression(source: str, selected: list[dict], collections: set | None 
             if not nodes or {} in nodes:
                 break
             offset += len(part)
+        else:
+            if parts and not m.group(3):
+                _compare(blanked, m, head, parts, nodes)
+
+
+def template_clash(selected: list[dict], params: dict) -> str | None:
+    """A template that compares a field the view holds as text with numbers (``values: [106]`` for an
+    NCCL value): it would never match."""
+    field = params.get("field")
+    values = params.get("values") if isinstance(params.get("values"), list) else \
+        [params["equals"]] if "equals" in params else []
+    if not isinstance(field, str) or not values:
+        return None
+    nodes = selected
+    for part in field.split("."):
+        nodes = _member(nodes, part)
+        if not nodes or {} in nodes:
+            return None
+    wrong = [v for v in values if isinstance(v, (int, float))]
+    if kinds(nodes) == {"string"} and wrong:
+        return (f"{field} is a string in the workspace view (NCCL reads its environment as text), so the "
+                f"number {wrong[0]!r} never matches: write '{wrong[0]}'")
+    return None
+
+
+_NUMBER_AFTER = re.compile(r"\s*(==|!=|<=|>=|<|>|in\s*\[)\s*-?\d")
+_NUMBER_BEFORE = re.compile(r"-?\d[\w.]*\s*(==|!=|<=|>=|<|>)\s*$")
+
+
+def _compare(blanked: str, m: re.Match, head: str, parts: list[str], nodes: list[dict]) -> None:
+    """A field the view holds as text (NCCL values) compared with a number literal: ``==`` is never
+    true and ``<`` fails on every node (CEL does not convert between string and int)."""
+    if kinds(nodes) != {"string"}:
+        return
+    after = _NUMBER_AFTER.match(blanked, m.end(2))
+    before = _NUMBER_BEFORE.search(blanked, 0, m.start(1))
+    if after or before:
+        ref = f"{head}.{'.'.join(parts)}"
+        raise TypeClash(f"{ref} is a string in the workspace view (NCCL reads its environment as text), so "
+                        f"comparing it with a number is never true or fails: compare with a string "
+                        f"({ref} == '3') or convert it (int({ref}) == 3)", m.start(1))
+
+
+class TypeClash(ValueError):
+    """A comparison that can never hold: a field the view holds as text against a number literal."""
+
+    def __init__(self, message: str, offset: int):
+        super().__init__(message)
+        self.offset = offset
+
+
+def kinds(nodes: list[dict]) -> set[str] | None:
+    """The kinds of value (string, number, boolean, list, mapping) the schema nodes allow besides
+    null; None when any value may be there."""
+    from netlint.policy.schema import SCALAR
+
+    out: set[str] = set()
+    for node in nodes:
+        for alt in _deref(node):
+            if alt.get("$comment") == SCALAR:
+                out |= {"string", "number", "boolean"}
+                continue
+            kind = alt.get("type")
+            if "const" in alt or "enum" in alt:
+                out |= {_kind(v) for v in (alt.get("enum") or [alt.get("const")]) if v is not None}
+            elif kind in ("integer", "number"):
+                out.add("number")
+            elif kind in ("string", "boolean"):
+                out.add(kind)
+            elif kind == "array" or "items" in alt:
+                out.add("list")
+            elif kind == "object" or "properties" in alt or "additionalProperties" in alt:
+                out.add("mapping")
+            else:
+                return None  # a free-form value
+    return out or None
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, (list, tuple)):
+        return "list"
+    return "mapping" if isinstance(value, dict) else "null"
+
+
+def _a(kind: str) -> str:
+    return {"list": "a list", "mapping": "a mapping", "number": "a number", "string": "a string",
+            "boolean": "a boolean"}[kind]
+
+
+def _type_problem(value: Any, nodes: list[dict]) -> str | None:
+    allowed = kinds(nodes)
+    got = _kind(value)
+    if allowed is None or got == "null" or got in allowed:
+        return None
+    want = " or ".join(_a(k) for k in sorted(allowed))
+    hint = ""
+    if allowed == {"string"} and got in ("number", "boolean"):
+        hint = f": write {str(value).lower() if got == 'boolean' else value!s:}" + \
+            f" as text, '{str(value).lower() if got == 'boolean' else value}'"
+    elif allowed == {"list"} and got == "mapping":
+        hint = ": write a list of them, [{…}]"
+    return f"the workspace view holds {want} here, never {_a(got)} ({value!r}){hint}"
 
 
 def check_value(value: Any, nodes: list[dict], path: tuple = ()) -> str | None:
-    """The first field of ``value`` (a policy example) the schema nodes do not have, as a message: an
-    example with a misspelt field tests nothing the workspace can hold."""
+    """The first field of ``value`` (a policy example) the schema nodes do not have, or whose value
+    is of a kind the view never holds there (a number where NCCL values are text, one mapping where
+    ``nodes`` is always a list), as a message: such an example tests nothing the workspace can hold."""
     if not nodes or {} in nodes:
         return None
+    wrong = _type_problem(value, nodes)
+    if wrong:
+        return f"{'.'.join(map(str, path)) or 'the example'}: {wrong}"
     if isinstance(value, dict):
         for key, item in value.items():
             try:

@@ -206,3 +206,74 @@ def test_rules_and_rule_know_enabled_policies(tmp_path, capsys, monkeypatch):
     assert main(["rule", "PRD003"]) == 0
     assert "Not reported where QOS106 is enabled (duplicates)." in capsys.readouterr().out
     assert main(["rule", "NVR005"]) == 2  # a pack this config does not enable
+
+
+# --- examples and expressions take the view's types ---------------------------------------------
+
+TYPED = """rules:
+  - id: ORG021
+    summary: NCCL_IB_TC is 106
+    given: "$.nccl_envs[*].variables[?@.name == 'NCCL_IB_TC']"
+    assert: self.value == '106'
+    examples:
+      pass: [{name: NCCL_IB_TC, value: 106}]
+  - id: ORG022
+    summary: one node shape
+    given: $.inventory
+    assert: size(self.nodes) == 1
+    examples:
+      pass: [{nodes: {count: 2}}]
+      fail: [{nodes: [{count: 2}, {count: 3}]}]
+  - id: ORG023
+    summary: MTU field
+    given: $.switches[*].ports.*
+    assert: self.mtu >= 9000
+    examples:
+      pass: [{mtuu: 9216}]
+"""
+
+
+def test_policy_test_checks_example_types_and_fields(tmp_path, capsys):
+    from netlint.cli import main
+
+    (tmp_path / "t.yaml").write_text(TYPED)
+    assert main(["policy", "test", str(tmp_path / "t.yaml")]) == 1
+    out = capsys.readouterr().out
+    assert ":7:14: ORG021 pass example 1: value: the workspace view holds a string here, never a number " \
+           "(106): write 106 as text, '106'" in out  # NCCL values are strings
+    assert ":13:14: ORG022 pass example 1: nodes: the workspace view holds a list here, never a mapping" in out
+    assert ":20:14: ORG023 pass example 1: mtuu: the workspace view has no field 'mtuu' here; " \
+           "did you mean 'mtu'?" in out
+    assert out.strip().endswith("1 passed, 3 failed")  # the list-shaped fail example still ran
+    fixed = TYPED.replace("value: 106}", "value: '106'}").replace("pass: [{nodes: {count: 2}}]",
+                                                                   "pass: [{nodes: [{count: 2}]}]")
+    (tmp_path / "t.yaml").write_text(fixed.replace("{mtuu: 9216}", "{mtu: 9216}"))
+    assert main(["policy", "test", str(tmp_path / "t.yaml")]) == 0
+    assert capsys.readouterr().out.strip().endswith("4 passed, 0 failed")
+
+
+@pytest.mark.parametrize("rule, where, says", [
+    ("    assert: self.value == 3\n", (5, 13), "self.value is a string in the workspace view"),
+    ("    assert: 3 < self.value\n", (5, 17), "compare with a string (self.value == '3')"),
+    ("    template: one-of\n    params: {field: value, values: [106]}\n", (6, 36), "write '106'"),
+])
+def test_string_field_compared_with_a_number_is_refused_at_load(tmp_path, capsys, rule, where, says):
+    from netlint.cli import main
+
+    policy = ("rules:\n  - id: ORG024\n    summary: IB TC\n"
+              "    given: \"$.nccl_envs[*].variables[?@.name == 'NCCL_IB_TC']\"\n" + rule)
+    (tmp_path / "t.yaml").write_text(policy)
+    assert main(["policy", "test", str(tmp_path / "t.yaml")]) == 1  # not "0 passed, 0 failed", exit 0
+    out = capsys.readouterr().out
+    assert f"t.yaml:{where[0]}:{where[1]}: NL031 ORG024" in out and says in out
+    f = only(repo(tmp_path, policy, {"nccl.env": "NCCL_IB_TC=3\n"}), "NL031")  # and at load in a run
+    assert f.file == "org.yaml" and at(f) == where
+
+
+def test_misspelt_variable_fails_policy_test(tmp_path, capsys):
+    from netlint.cli import main
+
+    (tmp_path / "t.yaml").write_text(POLICY.replace("has(self.mtu) && self.mtu", "has(sellf.mtu) && sellf.mtu"))
+    assert main(["policy", "test", str(tmp_path / "t.yaml")]) == 1
+    out = capsys.readouterr().out
+    assert "t.yaml:6:17: NL033 ORG001: assert: 'sellf' is not a variable" in out and "1 failed" in out
