@@ -1,4 +1,5 @@
-"""``netlint policy test [PATH...]``: run every policy's pass/fail examples (like ``conftest verify``)."""
+"""``netlint policy test [PATH...]``: run every policy's pass/fail examples (like ``conftest verify``);
+``netlint policy view [JSONPATH]``: the data a policy sees there (netlint/commands/policy_view.py)."""
 
 from __future__ import annotations
 
@@ -13,9 +14,16 @@ def add_parser(sub) -> None:
     test.add_argument("paths", nargs="*", type=Path,
                       help="policy files or folders (default: the config's `policies`, else rules/, else "
                            "the built-in packs)")
+    from netlint.commands import policy_view
+
+    policy_view.add_parser(actions)
 
 
 def run(args) -> int:
+    if args.action == "view":
+        from netlint.commands import policy_view
+
+        return policy_view.run(args)
     from netlint.policy.files import PACKS_DIR, load, unique
     from netlint.policy.runner import run_examples
 

@@ -277,3 +277,28 @@ def test_misspelt_variable_fails_policy_test(tmp_path, capsys):
     assert main(["policy", "test", str(tmp_path / "t.yaml")]) == 1
     out = capsys.readouterr().out
     assert "t.yaml:6:17: NL033 ORG001: assert: 'sellf' is not a variable" in out and "1 failed" in out
+
+
+# --- netlint policy view ------------------------------------------------------------------------
+
+def test_policy_view_prints_what_a_policy_sees(tmp_path, capsys, monkeypatch):
+    import json
+
+    from conftest import write_repo
+    from netlint.cli import main
+
+    write_repo(tmp_path, {"inventory.yaml": INVENTORY, "leaf02.yaml": SWITCH, "nccl.env": "NCCL_IB_TC=106\n"})
+    monkeypatch.chdir(tmp_path)
+    assert main(["policy", "view", "$.switches[*].ports.*", "--format", "json"]) == 0
+    ports = json.loads(capsys.readouterr().out)
+    assert [p["path"] for p in ports] == ["$['switches'][0]['ports']['Ethernet0']",
+                                          "$['switches'][0]['ports']['Ethernet4']"]
+    assert ports[1]["location"] == "leaf02.yaml:8:5" and ports[1]["value"]["mtu"] == 1500
+    assert main(["policy", "view", "$.nccl_envs[*].variables[0].value"]) == 0
+    assert capsys.readouterr().out == "# $['nccl_envs'][0]['variables'][0]['value']  (nccl.env:1:12)\n\"106\"\n"
+    assert main(["policy", "view", "$.inventory.nodes"]) == 0  # a list, though the file wrote a mapping
+    assert json.loads(capsys.readouterr().out.split("\n", 1)[1])[0]["count"] == 2
+    assert main(["policy", "view", "$.switches[*].portz"]) == 2
+    assert "did you mean 'ports'?" in capsys.readouterr().err
+    assert main(["policy", "view", "$.jobs[*]"]) == 1 and "no node" in capsys.readouterr().err
+    assert main(["policy", "view", "$.switches[", "."]) == 2
