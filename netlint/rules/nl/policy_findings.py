@@ -16,6 +16,11 @@ class PolicyFileError(_EngineRule):
     target is outside, or a FIFO or device is NL030 at the entry and is never read — a repository
     under review cannot make netlint read, and print, a file of the machine it runs on.
 
+    The config's `policy-params` are checked too, at the key in the config: a key that is neither an
+    entry of `policies` nor the id of a policy they load, a param no policy there declares (with a
+    did-you-mean), or a value of another kind than the policy's default (`'9000'` for `9000`); that
+    override is not applied.
+
     Bad: `policies: [/etc/passwd]`. Good: `policies: [rules/org.yaml, nvidia-roce]`."""
 
     code, name, summary = "NL030", "policy-file", "Policy file or pack cannot be used"
@@ -28,7 +33,13 @@ class PolicyExpressionError(_EngineRule):
     so a policy from any repository cannot read files, reach the network or run forever. The finding
     points at the offending character when the expression is on one line.
 
-    Bad: `assert: open('/etc/passwd') != ''`. Good: `assert: self.mtu >= 9000`."""
+    A comparison that can never hold is refused too: a field the workspace view holds as text (an
+    NCCL variable's `value`: NCCL reads its environment as strings) compared with a number literal
+    (`self.value == 3` is false on every node, `self.value < 3` fails on every node: CEL converts
+    nothing), or a template's numeric `values` / `equals` for such a field.
+
+    Bad: `assert: open('/etc/passwd') != ''`, `assert: self.value == 106`.
+    Good: `assert: self.mtu >= 9000`, `assert: self.value == '106'` or `int(self.value) == 106`."""
 
     code, name, summary = "NL031", "policy-expression", "Policy expression does not compile or is not allowed"
 
@@ -53,7 +64,14 @@ class PolicyUnknownField(_EngineRule):
     models); free-form values (port-level `maps`, values netlint cannot type) accept any name. The
     policy is not run until the name is fixed.
 
-    Bad: `given: $.switches[*].port.*`. Good: `given: $.switches[*].ports.*` (see docs/policy.md)."""
+    The other names a policy writes are checked the same way, at load, with a did-you-mean: a
+    variable CEL does not have (`sellf.mtu` would fail on every node, or pass behind `has()`), a
+    `params.x` the policy's `params` do not declare, a message `{…}` that is no placeholder netlint
+    fills in (`{mtu}` would print as written), a `${netlint.NAME}` that is not one of netlint's
+    recommended values, and a `duplicates` code in a built-in family that no rule has.
+
+    Bad: `given: $.switches[*].port.*`, `assert: sellf.mtu >= 9000`.
+    Good: `given: $.switches[*].ports.*`, `assert: self.mtu >= 9000` (see docs/policy.md)."""
 
     code, name, summary = "NL033", "policy-unknown-field", "Policy refers to a field the workspace view does not have"
 
