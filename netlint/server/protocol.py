@@ -19,6 +19,11 @@ from netlint import __version__
 from netlint.server.store import Store
 
 log = logging.getLogger("netlint.server")
+# A file whose last lint took SLOW_SECONDS or more (a switch that is context for a large repository)
+# is linted once edits have paused for SETTLE_SECONDS, on the last text: otherwise a keystroke burst
+# queues one full run per keystroke. A fast file is linted at once (no added latency).
+SLOW_SECONDS = 0.05
+SETTLE_SECONDS = 0.15
 CODE_ACTION_KINDS = [t.CodeActionKind.QuickFix, t.CodeActionKind.SourceFixAll, "source.fixAll.netlint"]
 
 
@@ -31,6 +36,8 @@ class Session:
         self.uris: dict[str, str] = {}      # real path -> the client's URI of an open document
         self.pairs: dict[str, list] = {}    # URI -> [(finding, diagnostic)] last published
         self.linted: dict[str, object] = {}  # URI -> Linted
+        self.pending: dict[str, object] = {}  # URI -> asyncio timer of a lint not run yet
+        self.cost: dict[str, float] = {}      # URI -> seconds its last re-lint took (dependents included)
 
     @staticmethod
     def path_of(uri: str) -> str | None:
@@ -46,23 +53,58 @@ class Session:
         self.store.put(path, self.server.workspace.get_text_document(uri).source)
         self.publish(uri)
 
-    def changed(self, uri: str) -> None:
+    def changed(self, uri: str, settle: bool = True) -> None:
+        """The buffer changed: lint it (and the open files that read it) once edits settle."""
+        import asyncio
+
         path = self.path_of(uri)
         if path is None:
             return
         self.store.put(path, self.server.workspace.get_text_document(uri).source)
+        timer = self.pending.pop(uri, None)
+        if timer is not None:
+            timer.cancel()
+        try:
+            slow = settle and self.cost.get(uri, 0.0) >= SLOW_SECONDS
+            loop = asyncio.get_running_loop() if slow else None
+        except RuntimeError:  # not on the server's loop (called directly)
+            loop = None
+        if loop is None:
+            self._relint(uri, path)
+        else:
+            self.pending[uri] = loop.call_later(SETTLE_SECONDS, self._relint, uri, path)
+
+    def settle(self, uri: str) -> None:
+        """Run a pending lint of ``uri`` now: a code action or hover must see the current text."""
+        timer = self.pending.pop(uri, None)
+        if timer is not None:
+            timer.cancel()
+            self._relint(uri, self.path_of(uri))
+
+    def _relint(self, uri: str, path: str) -> None:
+        import time
+
+        self.pending.pop(uri, None)
+        if path not in self.store.buffers:  # closed meanwhile
+            return
+        start = time.perf_counter()
         self.publish(uri)
         self.republish_dependents(path)
+        self.cost[uri] = time.perf_counter() - start
 
     def closed(self, uri: str) -> None:
         path = self.path_of(uri)
         if path is None:
             return
         dependents = self.store.dependents(path)
+        timer = self.pending.pop(uri, None)
+        if timer is not None:
+            timer.cancel()
         self.store.close(path)
         self.uris.pop(path, None)
         self.pairs.pop(uri, None)
         self.linted.pop(uri, None)
+        self.cost.pop(uri, None)
         self.server.text_document_publish_diagnostics(t.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
         for dep in dependents:  # they read the buffer; now they read the disk again
             self.publish(self.uris[dep])
@@ -159,7 +201,7 @@ def build() -> LanguageServer:
 
     @server.feature(t.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: LanguageServer, params: t.DidSaveTextDocumentParams) -> None:
-        session.changed(params.text_document.uri)
+        session.changed(params.text_document.uri, settle=False)
 
     @server.feature(t.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: LanguageServer, params: t.DidCloseTextDocumentParams) -> None:
@@ -174,6 +216,7 @@ def build() -> LanguageServer:
         from netlint.server.actions import code_actions
 
         uri = params.text_document.uri
+        session.settle(uri)
         linted = session.linted.get(uri)
         if linted is None:
             return None
@@ -184,6 +227,7 @@ def build() -> LanguageServer:
     def on_hover(ls: LanguageServer, params: t.HoverParams) -> t.Hover | None:
         from netlint.server.hover import hover
 
+        session.settle(params.text_document.uri)
         doc = ls.workspace.get_text_document(params.text_document.uri)
         lines = list(doc.lines)
         if params.position.line >= len(lines):

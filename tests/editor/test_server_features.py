@@ -173,3 +173,49 @@ def test_completion_of_nccl_names_values_and_megatron_flags():
     assert all(f.startswith("--tensor-model-p") for f in labels(flags))
     assert completion.complete("a.env", "", "--tensor-model-p", 0) == []  # flags only in scripts
     assert completion.complete("a.env", "", "HOME=", 0) == []
+
+
+def test_a_burst_of_edits_is_linted_once_and_a_code_action_sees_the_last_text(tmp_path: Path):
+    import asyncio
+    from types import SimpleNamespace
+
+    from netlint.server.protocol import Session
+
+    env = tmp_path / "a.env"
+    env.write_text("NCCL_DEBUG=WARN\n")
+    docs = {env.as_uri(): SimpleNamespace(source="NCCL_DEBUG=WARN\n")}
+    server = SimpleNamespace(workspace=SimpleNamespace(get_text_document=lambda uri: docs[uri]))
+    session = Session(server)
+    published: list[str] = []
+    session.publish = lambda uri: published.append(docs[uri].source)
+    path = real(env)
+    session.store.put(path, env.read_text())
+
+    async def fast():  # a file whose lint is fast is linted at each edit
+        docs[env.as_uri()].source = "NCCL_DEBUG=WARN\n# fast\n"
+        session.changed(env.as_uri())
+        assert published == ["NCCL_DEBUG=WARN\n# fast\n"] and session.pending == {}
+
+    asyncio.run(fast())
+    published.clear()
+    session.cost[env.as_uri()] = 1.0  # as if its last lint took a second (a switch of a large repo)
+
+    async def burst():
+        for n in range(5):  # no await between the edits: the loop cannot run a timer in between
+            docs[env.as_uri()].source = f"NCCL_DEBUG=WARN\n# {n}\n"
+            session.changed(env.as_uri())
+        assert published == [] and env.as_uri() in session.pending
+        await asyncio.sleep(0.5)
+
+    asyncio.run(burst())
+    assert published == ["NCCL_DEBUG=WARN\n# 4\n"] and session.pending == {}
+
+    async def then_action():
+        docs[env.as_uri()].source = "NCCL_DEBUG=INFO\n"
+        session.changed(env.as_uri())
+        session.settle(env.as_uri())  # what codeAction and hover do first
+        assert published[-1] == "NCCL_DEBUG=INFO\n" and session.pending == {}
+
+    session.cost[env.as_uri()] = 1.0
+    asyncio.run(then_action())
+    assert len(published) == 2
