@@ -5,9 +5,10 @@ proposes what a pack then reports.
 The RoCE class is NVIDIA's: DSCP 26 for RoCE data (Cumulus Linux's RoCE default, NVIDIA Cumulus Linux
 5.14 User Guide, "RDMA over Converged Ethernet - RoCE"), written into the IP ToS byte as
 ``DSCP << 2 | ECN`` (RFC 2474 §3: DSCP is the upper six bits; RFC 3168 §5: ECN the lower two) with
-the ECN bits ECT(0), ``10``: 106, the traffic class NVIDIA's tools write
-(NVIDIA/doroce-linux@6dc37a78 ``doRoCE.sh`` L36 and L438; Mellanox/network-operator#269). ``NCCL_IB_TC``
-is that byte unchanged (NVIDIA/nccl@5067397c ``src/transport/net_ib/connect.cc`` L412-419). ECT(1)
+the ECN bits ECT(0), ``10``: 106, the traffic class NVIDIA's RoCE setup script writes into
+``/etc/nccl.conf`` as ``NCCL_IB_TC`` and into the NIC's verbs and RDMA-CM defaults
+(NVIDIA/doroce-linux@1a5edb85 ``doRoCE.sh`` L27 ``tos_val=106`` and its "Add NCCL conf DSCP" step;
+Mellanox/network-operator#269). ``NCCL_IB_TC`` is that byte unchanged (NVIDIA/nccl@5067397c ``src/transport/net_ib/connect.cc`` L412-419). ECT(1)
 (``01``, 105) is the L4S codepoint (RFC 9331) and CE (``11``, 107) means "congestion experienced"
 (RFC 3168 §5): a sender should start with neither (NIC209).
 """
