@@ -106,8 +106,10 @@ class View:
     def __init__(self) -> None:
         self.spans: dict[tuple, Span] = {}
         # the first located value below a node that has no span of its own (the inventory's models
-        # keep their values' spans, not their mappings'): where a finding on that node points
-        self._below: dict[tuple, Span] = {}
+        # keep their values' spans, not their mappings'): where a finding on that node points. Found
+        # when asked (span_at), not while building: most nodes are never asked about
+        self._below: dict[tuple, Span | None] = {}
+        self._data: Any = None
         self._active: set[int] = set()
 
     def build(self, ws) -> dict:
@@ -119,6 +121,7 @@ class View:
                 for i, (item, model) in enumerate(zip(view, obj)):
                     if isinstance(item, dict) and "kind" not in item:
                         view[i] = {"kind": kind_of(type(model)), **item}
+        self._data = out
         return out
 
     def convert(self, obj: Any, loc: tuple) -> Any:
@@ -132,19 +135,25 @@ class View:
             return None  # a reference cycle: the view is a tree
         self._active.add(id(obj))
         try:
-            out = self._container(obj, loc)
+            return self._container(obj, loc)
         finally:
             self._active.discard(id(obj))
-        if loc not in self.spans:
-            self._note_below(out, loc)
-        return out
 
-    def _note_below(self, value: Any, loc: tuple) -> None:
-        """Remember the earliest located value among a container's children (one file's line order)."""
+    def _first_below(self, loc: tuple) -> Span | None:
+        """The earliest located value below the node at ``loc`` (in its file's line order), or None."""
+        if loc in self._below:
+            return self._below[loc]
+        value = self._data
+        for part in loc:
+            try:
+                value = value[part]
+            except (KeyError, IndexError, TypeError):
+                value = None
+                break
         keys = value.keys() if isinstance(value, dict) else range(len(value)) if isinstance(value, list) else ()
-        found = [s for k in keys if (s := self.spans.get(loc + (k,)) or self._below.get(loc + (k,)))]
-        if found:
-            self._below[loc] = min(found, key=lambda s: (s.file, s.line, s.col))
+        found = [s for k in keys if (s := self.spans.get(loc + (k,)) or self._first_below(loc + (k,)))]
+        self._below[loc] = min(found, key=lambda s: (s.file, s.line, s.col)) if found else None
+        return self._below[loc]
 
     def _container(self, obj: Any, loc: tuple) -> Any:
         span = getattr(obj, "span", None)
@@ -168,7 +177,7 @@ class View:
             if span is not None:
                 return span
         for n in range(len(loc), 0, -1):
-            span = self._below.get(tuple(loc[:n]))
+            span = self._first_below(tuple(loc[:n])) if self._data is not None else None
             if span is not None:
                 return span
         return None
