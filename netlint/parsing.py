@@ -294,6 +294,15 @@ def parse_json(file: str, text: str) -> Document:
         value = convert(text)
         return _Number(text) if value in _INFINITE else value
 
+    # First json.loads alone (C, no Python call per object or number); the hooks only when that read
+    # may differ: duplicate keys (NL009 needs them located) or numbers past the limits (kept as text).
+    lazy = _LazyJson(file, text)
+    try:
+        root = lazy.build_checked(json.loads(text))
+    except (_Hooked, ValueError, RecursionError):  # JSONDecodeError is raised again just below
+        root = None
+    if root is not None:
+        return Document(root, [], lazy.out_of_range)
     try:
         data = json.loads(text, object_pairs_hook=pairs, parse_int=number,
                           parse_float=lambda t: number(t, float))
@@ -339,6 +348,13 @@ class _TooDeep(Exception):
 _TOO_DEEP = object()
 
 
+class _Hooked(Exception):
+    """Plain ``json.loads`` may have read this document differently: read it again with the hooks."""
+
+
+_STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"')
+
+
 class _LazyJson:
     """Values from ``json.loads`` now; a span's position found the first time it is looked at.
 
@@ -366,6 +382,26 @@ class _LazyJson:
         self._lines: list[int] | None = None
         self._tables: dict[int, Any] = {}  # container start offset -> its members' offsets
 
+    def build_checked(self, data: Any) -> Any:
+        """The tree of what plain ``json.loads`` read, or :class:`_Hooked` when reading with the hooks
+        could give another tree: a number past the limits, or a key written twice (each key is one
+        colon outside strings, so fewer distinct keys than such colons means a repeated one)."""
+        from netlint import limits
+
+        if self.whole:  # located whole: the hooked read decides, as it always did
+            raise _Hooked
+        self.checking, self.keys = True, 0
+        self.bound = 10 ** limits.current().max_int_digits
+        try:
+            root = self.build(data, 0)
+        except _TooDeep:
+            raise _Hooked from None
+        if self.keys != self.text.count(":") and self.keys != _STRINGS.sub("", self.text).count(":"):
+            raise _Hooked
+        return root
+
+    checking = False
+
     def build(self, value: Any, depth: int, parent: Span | None = None, at: Any = None) -> Any:
         span = _new_span(Span)
         span.file, span._doc, span._line, span._col, span._end_line = self.file, self, parent, at, False
@@ -377,8 +413,15 @@ class _LazyJson:
             node = MapNode(span)
             keys = node.keys_at
             build, file = self.build, self.file
+            if self.checking:
+                self.keys += len(value)
             for k, v in value.items():
-                node[k] = build(v, depth, span, k)
+                if type(v) is str:  # most values: built here rather than by a call
+                    vs = _new_span(Span)
+                    vs.file, vs._doc, vs._line, vs._col, vs._end_line = file, self, span, k, False
+                    node[k] = Scalar(v, vs, v, True)
+                else:
+                    node[k] = build(v, depth, span, k)
                 ks = _new_span(Span)
                 ks.file, ks._doc, ks._line, ks._col, ks._end_line = file, self, span, k, True
                 keys[k] = Scalar(k, ks, k, True)
@@ -395,6 +438,9 @@ class _LazyJson:
             node = Scalar(str(value), span, str(value))
             self.out_of_range.append((node.raw, node.span))
         else:
+            if self.checking and (kind is int and not -self.bound < value < self.bound or
+                                  kind is float and value in _INFINITE):
+                raise _Hooked  # past limits.max-int-digits, or infinite: 1e999 (text) or Infinity (a float)
             raw = "null" if value is None else ("true" if value is True else "false") \
                 if kind is bool else repr(value)
             node = Scalar(value, span, raw)

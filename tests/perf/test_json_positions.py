@@ -104,3 +104,25 @@ def test_file_bytes_are_not_kept_beside_the_text_and_come_back_exactly(tmp_path,
     text = src.text
     assert src._data is None and not text.startswith("\ufeff")
     assert src.data == data
+
+
+@pytest.mark.parametrize("text, dups, out_of_range", [
+    ('{"a": 1, "a": 2}', [("a", (1, 10))], []),
+    ('{"k": "a:b", "k": 3}', [("k", (1, 14))], []),          # a colon inside a string is no key
+    ('{"x:y": 1, "a": "\\"b:"}', [], []),
+    ('{"n": ' + "9" * 150 + "}", [], [((1, 7), 150)]),       # past limits.max-int-digits: text
+    ('{"n": 1e999}', [], [((1, 7), 5)]),
+    ('[-' + "9" * 5000 + "]", [], [((1, 2), 5001)]),           # past what int() reads
+])
+def test_what_plain_json_loads_cannot_tell_is_read_with_the_hooks(text, dups, out_of_range):
+    """json.loads alone reads most documents; a repeated key (NL009) or a number past the limits
+    (NL005) sends the document through the hooked read, which reports them."""
+    doc = parse_json("h.json", text)
+    assert [(k, (s.line, s.col)) for k, s in doc.duplicates] == dups
+    assert [((s.line, s.col), len(raw)) for raw, s in doc.out_of_range] == out_of_range
+
+
+def test_infinity_and_nan_read_as_floats():
+    root = parse_json("f.json", '{"a": Infinity, "b": NaN}').root
+    assert root["a"].value == float("inf") and root["b"].value != root["b"].value
+    assert (root["b"].span.line, root["b"].span.col) == (1, 22)
