@@ -50,6 +50,10 @@ def run(args) -> int:
         loaded.extend(policies)
         problems.extend(found)
     loaded, duplicates = unique(loaded)
+    from netlint.policy.overrides import duplicated
+
+    loaded, unknown = duplicated(loaded)  # a `duplicates` code no rule has would report twice
+    duplicates += unknown
     for f in problems + duplicates:  # a policy that does not load fails the test run
         print(f"{f.span.file}:{f.span.line}:{f.span.col}: {f.code} {f.message}")
         failed += 1

@@ -143,10 +143,14 @@ def test_without_the_builtin_the_first_pack_reports(tmp_path, packs, first):
     assert codes(report) == [first, first] and [at(f) for f in report.findings] == [(6, 5), (7, 5)]
 
 
-def test_duplicates_naming_no_builtin_rule_is_refused(tmp_path):
+def test_duplicates_naming_no_builtin_rule_is_refused(tmp_path, capsys):
+    from netlint.cli import main
+
     policy = POLICY + "    duplicates: QOS1O6\n"
     f = only(repo(tmp_path, policy), "NL033")
     assert f.file == "org.yaml" and at(f) == (7, 17) and "did you mean 'QOS106'?" in f.message
+    assert main(["policy", "test", str(tmp_path / "org.yaml")]) == 1
+    assert "org.yaml:7:17: NL033 ORG001: duplicates: netlint has no rule QOS1O6" in capsys.readouterr().out
 
 
 NCCL_41 = {"nccl.env": "NCCL_IB_HCA=mlx5_0\nNCCL_IB_TC=41\n",
