@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from netlint.config import Config, load_config, matches_code
+from netlint.config_file import Config, load_config, matches_code
 from netlint.discovery import Candidate, discover, display_path
 from netlint.findings import Finding, Severity
 from netlint.located import Span
@@ -383,7 +383,7 @@ def _per_file_ignored(f: Finding, config: Config) -> bool:
 
 
 def _per_file_ignored_code(code: str, file: str, config: Config) -> bool:
-    from netlint.config import _glob_match
+    from netlint.config_file import _glob_match
 
     for pattern, codes in config.settings.per_file_ignores.items():
         if _glob_match(file, pattern) and matches_code(code, codes):

@@ -13,37 +13,33 @@ processes (``--jobs N``) receive them with each file.
 from __future__ import annotations
 
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
-
-from pydantic import BaseModel, ConfigDict, Field
 
 MB = 1024 * 1024
 
 
-class Limits(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True)
+@dataclass(frozen=True)
+class Limits:
+    """The bounds a run reads with. The defaults without pydantic (a run without a configuration file
+    imports none); netlint.yaml's ``limits:`` is validated by :class:`netlint.limits_model.Limits`,
+    whose fields, aliases, bounds and descriptions these mirror (a test compares them)."""
 
-    max_file_mb: float = Field(
-        10, gt=0, le=1024, alias="max-file-mb",
-        description="Largest file read, in MiB; a larger file is not read (NL013)")
-    max_depth: int = Field(
-        100, ge=8, le=200, alias="max-depth",
-        description="Deepest nesting of JSON, YAML or TOML containers; deeper is NL003")
-    max_alias_nodes: int = Field(
-        100_000, ge=0, le=10_000_000, alias="max-alias-nodes",
-        description="YAML nodes a document may reach through aliases (*ref, <<: *ref); more is NL003")
-    max_int_digits: int = Field(
-        100, ge=20, le=4000, alias="max-int-digits",
-        description="Digits of an integer literal; a longer one is NL005 (out of range) and read as text")
-    policy_budget: int = Field(
-        10_000_000, ge=1_000, le=10_000_000_000, alias="policy-budget",
-        description="Cost units one policy may spend (nodes selected, expression tokens per node, "
-                    "macro iterations, list copies, regex compilations); more is NL035 and the policy stops")
+    max_file_mb: float = 10
+    max_depth: int = 100
+    max_alias_nodes: int = 100_000
+    max_int_digits: int = 100
+    policy_budget: int = 10_000_000
 
     @property
     def max_file_bytes(self) -> int:
         return int(self.max_file_mb * MB)
+
+
+# How each bound is written in netlint.yaml (netlint.limits_model.Limits's aliases).
+ALIASES = {"max_file_mb": "max-file-mb", "max_depth": "max-depth", "max_alias_nodes": "max-alias-nodes",
+           "max_int_digits": "max-int-digits", "policy_budget": "policy-budget"}
 
 
 DEFAULT = Limits()
@@ -71,5 +67,4 @@ def use(limits: Limits | None, project_root: Path | None = None) -> Iterator[Lim
 
 def setting(name: str) -> str:
     """How a bound is written in netlint.yaml, for messages: ``limits.max-depth``."""
-    field = Limits.model_fields[name]
-    return f"limits.{field.alias or name}"
+    return f"limits.{ALIASES.get(name, name)}"

@@ -8,6 +8,9 @@ from the classes themselves::
     python -m netlint.registry          # rewrite netlint/registry_data.py
     python -m netlint.registry --check  # exit 1 when it is stale (a test runs the same comparison)
 
+The defaults of netlint's settings are kept there too, so a run without a configuration file needs
+no pydantic (netlint/config_file.py).
+
 A run asks this module which loaders want a file name, imports only their modules, and after the
 join imports only the rules whose needs the workspace meets. The order is that of the full import
 (module name order), so findings come out exactly as when everything is imported.
@@ -157,8 +160,19 @@ def generate() -> str:
     lines += [f"    {row!r}," for row in loaders]
     lines += [")", "", "RULES = ("]
     lines += [f"    {row!r}," for row in rules]
-    lines += [")", "", "LOADER_MODULES = {row[0]: row[1] for row in LOADERS}", ""]
+    lines += [")", "", "LOADER_MODULES = {row[0]: row[1] for row in LOADERS}", "",
+              "# netlint.config.Settings().model_dump() without limits (netlint.limits.DEFAULT): the settings",
+              "# of a run without a configuration file (netlint.config_file.DefaultSettings).",
+              f"SETTINGS_DEFAULTS = {_settings_defaults()!r}", ""]
     return "\n".join(lines)
+
+
+def _settings_defaults() -> dict:
+    from netlint.config import Settings
+
+    defaults = Settings().model_dump()
+    defaults.pop("limits")
+    return defaults
 
 
 def _base_wants():

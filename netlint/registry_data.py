@@ -173,3 +173,7 @@ RULES = (
 )
 
 LOADER_MODULES = {row[0]: row[1] for row in LOADERS}
+
+# netlint.config.Settings().model_dump() without limits (netlint.limits.DEFAULT): the settings
+# of a run without a configuration file (netlint.config_file.DefaultSettings).
+SETTINGS_DEFAULTS = {'inventory': None, 'include': [], 'exclude': [], 'select': [], 'ignore': [], 'per_file_ignores': {}, 'severity': {}, 'fail_on': 'warning', 'nccl_version': None, 'policies': [], 'policy_params': {}, 'require_suppression_reason': False, 'mfu': None, 'rules': {}, 'cache_dir': None, 'required_version': None, 'docs_url': None}

@@ -30,7 +30,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
-from netlint.config import Config, matches_code
+from netlint.config_file import Config, matches_code
 from netlint.findings import Edit, Finding, Fix, Severity
 from netlint.located import Span
 

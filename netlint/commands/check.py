@@ -122,7 +122,7 @@ def _usage_error(args) -> str | None:
 
 
 def _run(args) -> int:
-    from netlint.config import parse_codes
+    from netlint.config_file import parse_codes
     from netlint.engine import Options, lint
     from netlint.findings import Severity
 
@@ -253,7 +253,7 @@ def _stdin_as(path: Path | None):
 def failed_report(opts, exc: BaseException):
     """A report holding one NL000 when the run failed outside every per-file and per-rule guard, so
     every output format is still complete and the exit code is 2."""
-    from netlint.config import Config
+    from netlint.config_file import Config
     from netlint.engine import Report, internal_error
     from netlint.located import Span
     from netlint.workspace import Workspace

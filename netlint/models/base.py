@@ -8,12 +8,12 @@ from these models describe the user's file, not netlint's wrappers.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
-
-from pydantic import BaseModel, ConfigDict
-from pydantic_core import core_schema
+from typing import TYPE_CHECKING, Annotated, Any
 
 from netlint.located import Scalar, Span
+
+if TYPE_CHECKING:
+    from pydantic_core import core_schema
 
 NOWHERE = Span("", 0, 0, 0, 0)
 
@@ -25,6 +25,8 @@ class _LocatedSchema:
         self.inner = inner
 
     def __get_pydantic_core_schema__(self, source: Any, handler: Any) -> core_schema.CoreSchema:
+        from pydantic_core import core_schema
+
         inner = handler.generate_schema(self.inner)
 
         def wrap(value: Any, validate: Any) -> Scalar:
@@ -46,15 +48,14 @@ class Located:
         return Annotated[Scalar, _LocatedSchema(item)]
 
 
-class Model(BaseModel):
-    """Strict about keys (an unknown key is a finding), lenient about nothing else."""
+def __getattr__(name: str) -> Any:
+    # The pydantic base of netlint's own formats (inventory, native switch and NIC files) is imported
+    # with pydantic, when such a file is read: a run without one imports neither.
+    if name == "Model":
+        from netlint.models.pydantic_base import Model
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, arbitrary_types_allowed=True,
-                              frozen=False)
-
-    def span_of(self, field: str) -> Span | None:
-        value = getattr(self, field, None)
-        return value.span if isinstance(value, Scalar) else None
+        return Model
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def value(item: Any, default: Any = None) -> Any:

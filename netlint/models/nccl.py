@@ -18,10 +18,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field, field_serializer
-
 from netlint.located import Scalar, Span
-from netlint.models.base import Located, Model
+from netlint.models.base import Located
+from netlint.models.light import Field, Model, field_serializer  # no pydantic: every run builds these
 
 Format = Literal["dotenv", "shell", "k8s", "nccl.conf", "helm", "compose", "dockerfile"]
 

@@ -55,11 +55,20 @@ from dataclasses import dataclass, field
 from typing import Iterable
 
 from netlint.located import Scalar, Span
+
 # The native format's pydantic models live in switch_native; importers (loaders, schema generation)
-# still find them here.
-from netlint.models.switch_native import (NativeBufferPool, NativeBufferProfile, NativeEcn,  # noqa: F401
-                                          NativePfc, NativePg, NativePort, NativeScheduler, NativeSwitch,
-                                          NativeWatchdog)
+# still find them here, imported on first use: a run without a native switch file imports no pydantic.
+_NATIVE = ("NativeBufferPool", "NativeBufferProfile", "NativeEcn", "NativePfc", "NativePg", "NativePort",
+           "NativeScheduler", "NativeSwitch", "NativeWatchdog")
+
+
+def __getattr__(name: str):
+    if name in _NATIVE:
+        from netlint.models import switch_native
+
+        return getattr(switch_native, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 # Map kinds: from -> to, all small integers.
 MAP_KINDS = ("dscp_to_tc", "dot1p_to_tc", "tc_to_pg", "tc_to_queue", "pfc_to_queue", "pfc_to_pg",

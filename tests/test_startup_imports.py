@@ -1,0 +1,102 @@
+"""One-file start-up (issue 14 point 4), asserted by what is imported, never by time: a lone ``.env``
+imports no pydantic, no tree-sitter and no switch rule; the pydantic-free stand-ins (settings
+defaults, limits, located NCCL models) say what their pydantic counterparts say."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+
+# Runs netlint's main on the file in a fresh interpreter, then prints what it imported.
+DRIVER = """
+import json, sys
+from netlint.cli import main
+code = main(["check", *sys.argv[1:]])
+print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
+"""
+
+
+def _imported(folder: Path, *args: str) -> tuple[int, list[str]]:
+    r = subprocess.run([sys.executable, "-c", DRIVER, *args], cwd=folder, capture_output=True, text=True,
+                       env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin", "NO_COLOR": "1"})
+    last = r.stdout.strip().splitlines()[-1]
+    doc = json.loads(last)
+    return doc["code"], doc["modules"]
+
+
+def test_a_lone_env_file_imports_no_pydantic_tree_sitter_or_switch_rules(tmp_path):
+    (tmp_path / "train.env").write_text("NCCL_DEBUG=INFO\nNCCL_IB_TIMEOUT=99\n", encoding="utf-8")
+    code, modules = _imported(tmp_path, "train.env")
+    assert code == 1  # NCCL316: the run did lint the file
+    assert "netlint.loaders.nccl_dotenv" in modules and "netlint.rules.nccl.nccl316_ib_timeout" in modules
+    assert [m for m in modules if m == "pydantic" or m.startswith(("pydantic.", "pydantic_core"))] == []
+    assert [m for m in modules if m.startswith("tree_sitter")] == []
+    assert [m for m in modules if m.startswith(("netlint.rules.qos", "netlint.rules.xc", "netlint.rules.nic"))] == []
+    # only the loaders the name wants: no switch, NIC or job loader
+    assert [m for m in modules if m.startswith("netlint.loaders.") and m != "netlint.loaders.base"] == \
+        ["netlint.loaders.nccl_dotenv"]
+
+
+def test_a_configuration_file_still_imports_pydantic_to_validate_it(tmp_path):
+    (tmp_path / "netlint.yaml").write_text("fail-on: error\n", encoding="utf-8")
+    (tmp_path / "train.env").write_text("NCCL_DEBUG=INFO\nNCCL_IB_TIMEOUT=99\n", encoding="utf-8")
+    code, modules = _imported(tmp_path, "train.env")
+    assert code == 1 and "pydantic" in modules and "netlint.config" in modules
+
+
+def test_default_settings_are_the_pydantic_defaults():
+    from netlint.config import Settings
+    from netlint.config_file import Config, DefaultSettings
+
+    model = Settings()
+    light = DefaultSettings()
+    assert light.model_dump() == model.model_dump()
+    for name in Settings.model_fields:
+        if name != "limits":
+            assert getattr(light, name) == getattr(model, name), name
+    assert Config().settings.limits.max_file_bytes == model.limits.max_file_bytes
+    light.select.append("NCCL")  # each run's defaults are its own
+    assert DefaultSettings().select == []
+
+
+def test_limits_mirror_the_pydantic_model():
+    from netlint import limits, limits_model
+
+    fields = limits_model.Limits.model_fields
+    assert [f.name for f in dataclasses.fields(limits.Limits)] == list(fields)
+    assert dataclasses.asdict(limits.DEFAULT) == limits_model.Limits().model_dump()
+    assert limits.ALIASES == {name: f.alias for name, f in fields.items()}
+    assert limits.setting("max_depth") == "limits.max-depth"
+
+
+def test_located_models_build_like_the_pydantic_ones():
+    from netlint.located import Scalar, Span
+    from netlint.models.nccl import NcclEnv, NcclVar, SourceRef
+    from netlint.shell.model import Word
+
+    span = Span("a.sh", 1, 8, 1, 18, 7, 17)
+    word = Word.__new__(Word)
+    Scalar.__init__(word, "NCCL_DEBUG", span, "NCCL_DEBUG", False)
+    flags = ["conditional"]
+    var = NcclVar(name=word, value=Scalar("INFO", span), flags=flags)
+    assert type(var.name) is Scalar and (var.name.value, var.name.span, var.name.raw) == ("NCCL_DEBUG", span, "NCCL_DEBUG")
+    assert var.flags == flags and var.flags is not flags  # lists are the model's own, as pydantic copies them
+    assert (var.how, var.exported, var.via, var.command) == ("assign", True, [], None)
+    assert var == NcclVar(name=Scalar("NCCL_DEBUG", span, "NCCL_DEBUG"), value=Scalar("INFO", span), flags=["conditional"])
+    env = NcclEnv(file="a.sh", format="shell", span=span, variables=[var])
+    assert env.get("NCCL_DEBUG") is var and env.sources == [] and env.launches == []
+    with pytest.raises(TypeError):
+        NcclVar(name=Scalar("X", span), value=None, colour="red")  # an unknown field, as pydantic forbids
+    with pytest.raises(TypeError):
+        NcclEnv(file="a.sh", span=span)  # a required field missing
+    assert SourceRef(path=Scalar("b.sh", span)).model_dump() == {"path": "b.sh", "resolved": None, "statement": None}
+    fields = NcclVar.model_fields
+    assert fields["name"].annotation is Scalar and fields["value"].description.startswith("Scalar")
+    assert fields["statement"].annotation == (Span | None)
