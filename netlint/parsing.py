@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import json.scanner
 import re
+import sys
 from bisect import bisect_left
 from json.decoder import scanstring as _scanstring
 from typing import Any
@@ -416,7 +417,11 @@ class _LazyJson:
             if self.checking:
                 self.keys += len(value)
             for k, v in value.items():
+                # names and values repeat across a repo's files (every leaf's "scheduler": "DATA"):
+                # interned, the many kept by models are one string each, not one per file
+                k = _intern(k)
                 if type(v) is str:  # most values: built here rather than by a call
+                    v = _intern(v)
                     vs = _new_span(Span)
                     vs.file, vs._doc, vs._line, vs._col, vs._end_line = file, self, span, k, False
                     node[k] = Scalar(v, vs, v, True)
@@ -433,6 +438,7 @@ class _LazyJson:
             build = self.build
             node.extend([build(v, depth, span, i) for i, v in enumerate(value)])
         elif kind is str:
+            value = _intern(value)
             node = Scalar(value, span, value, True)
         elif kind is _Number:
             node = Scalar(str(value), span, str(value))
@@ -506,6 +512,7 @@ class _LazyJson:
 
 
 _new_span = Span.__new__
+_intern = sys.intern
 _NEWLINE = re.compile("\n")
 _WS = re.compile(r"[ \t\n\r]*")
 _scan_once = json.scanner.make_scanner(json.JSONDecoder(parse_int=str, parse_float=str))  # ends, not values

@@ -126,3 +126,11 @@ def test_infinity_and_nan_read_as_floats():
     root = parse_json("f.json", '{"a": Infinity, "b": NaN}').root
     assert root["a"].value == float("inf") and root["b"].value != root["b"].value
     assert (root["b"].span.line, root["b"].span.col) == (1, 22)
+
+
+def test_names_and_values_repeated_across_files_are_one_string():
+    a = parse_json("a.json", '{"QUEUE": {"Ethernet0|3": {"scheduler": "sched_' + 'x' * 3 + '"}}}').root
+    b = parse_json("b.json", '{"QUEUE": {"Ethernet8|3": {"scheduler": "sched_' + 'x' * 3 + '"}}}').root
+    qa, qb = a["QUEUE"]["Ethernet0|3"], b["QUEUE"]["Ethernet8|3"]
+    assert qa["scheduler"].value is qb["scheduler"].value and qa["scheduler"].raw is qb["scheduler"].raw
+    assert next(iter(qa)) is next(iter(qb)) and qa.keys_at["scheduler"].value is next(iter(qb))
