@@ -1,22 +1,24 @@
 """The cache of unchanged files: ``.netlint_cache/`` at the project root (ruff's convention).
 
-Two kinds of entries, each a pickle in a file of its own, written to a temporary name and moved into
-place (a reader never sees half an entry; two runs writing at once leave one whole entry):
+Two kinds of entries, written to a temporary name and moved into place (a reader never sees half of
+one; two runs writing at once leave one whole):
 
 * **one per file**, keyed by a blake2b digest of the file's bytes, its path in the project, netlint's
-  version and the effective configuration (:func:`salt`): the file's :class:`~netlint.packing.Packed`
-  — loader findings, what it was read as, the models rules read. A run whose files changed re-reads
-  only those; rules that join files (workspace, XC, FAB, NCCL scope) run again on every file's models.
-* **one per run**, keyed by every file's key in the order read (the inventory's among them: its digest
-  is in the run key) and the policy files: every finding before filtering, the files' metadata, and
-  what the report shows from the models (``nccl_settings``). An unchanged repository is then a walk, a
-  read and a hash per file, and one entry.
+  and Python's version and the effective configuration (:func:`salt`): the file's
+  :class:`~netlint.packing.Packed` — loader findings, what it was read as, the models rules read — and
+  the paths its loaders looked at beside it (netlint/load_many.py). All in one pack,
+  ``v1/files.pack``. A run whose files changed loads only those; the join and the rules across files
+  (workspace, XC, FAB, NCCL scope) run again on every file's models.
+* **one per run** (``v1/runs/KEY``), keyed by every file's key in the order read (the inventory's
+  among them: its digest is in the run key) and the policy files: every finding before filtering, the
+  files' metadata, what the report shows of the models (``nccl_settings``). An unchanged repository is
+  then a walk, a read and a hash per file, and one entry.
 
-Loaders never see the inventory (loading is per file), so an edited inventory re-runs the join and
-the rules, not the loaders. Entries with an internal error (NL000) are never written. An entry that
-does not unpickle, comes from another netlint or Python, or names another key is ignored. The folder
-holds a ``CACHEDIR.TAG`` (backup tools skip it) and a ``.gitignore`` of ``*``; past
-:data:`MAX_BYTES`, the least recently written entries are removed.
+Loaders never see the inventory (loading is per file), so an edited inventory re-runs the join and the
+rules, not the loaders. Entries with an internal error (NL000) are never written. An entry that does
+not unpickle, comes from another netlint or Python, or names another key is ignored. The folder holds
+a ``CACHEDIR.TAG`` (backup tools skip it) and a ``.gitignore`` of ``*``. The pack keeps this run's
+entries first, then older ones, up to :data:`MAX_BYTES`; :data:`MAX_RUNS` run entries are kept.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ DEFAULT_DIR = ".netlint_cache"
 SCHEMA = 1
 MAX_BYTES = 512 << 20  # the file pack: ~25,000 files of the mixed benchmark (20 KB each)
 MAX_RUNS = 16  # run entries kept (several checkouts, pre-commit subsets)
+RACY_NS = 2_000_000_000  # file times this close to the stat index's are not trusted (FAT: 2 s)
 _MAGIC = b"netlint-cache"
 CACHEDIR_TAG = ("Signature: 8a477f597d28d172789f06886806bc55\n"
                 "# This file is a cache directory tag created by netlint.\n"
@@ -52,8 +55,14 @@ class Cache:
         self.hits = 0
         self._data: dict[str, bytes | None] = {}  # bytes read for the run key, used once by loading
         self._pack: dict[str, bytes] | None = None  # file entries: key -> pickled entry
-        self._new: dict[str, bytes] = {}
         self._used: set[str] = set()
+        self._out: Any = None  # the next pack, written as entries come
+        self._out_path = ""
+        self._failed = False
+        self._written: set[str] = set()
+        self._total = 0
+        self._index: tuple[dict[str, tuple], int] | None = None
+        self._index_changed = False
         # What loading found out, per file, for the run entry (netlint/cached_run.py): its key, path,
         # and the paths its loaders looked at (None: unknown, the file was not packed).
         self.keys: dict[str, str | None] = {}
@@ -95,17 +104,26 @@ class Cache:
         return h.hexdigest()
 
     # -- entries ------------------------------------------------------------------------------------
-    # The file entries live in one pack (``files.pack``: key -> pickled entry), read whole the first time
-    # one is asked for and written once at the end of a run that added some: one write instead of one
-    # file per input (creating 2,000 small files cost more than linting them).
+    # The file entries live in one pack (``files.pack``: a header, then (key, pickled entry) records),
+    # read whole the first time one is asked for. A run that adds entries streams them to the next pack
+    # as they come (nothing held in memory), adds the older ones it keeps, and moves it into place at
+    # the end: one file written instead of one per input (creating 2,000 small files cost more than
+    # linting them).
     def _entries(self) -> dict[str, bytes]:
         if self._pack is None:
             self._pack = {}
             try:
                 with open(self.base / "files.pack", "rb") as fh:
-                    header, entries = pickle.load(fh)
-                if header == self.header and isinstance(entries, dict):
-                    self._pack = entries
+                    if pickle.load(fh) != self.header:
+                        return self._pack
+                    entries: dict[str, bytes] = {}
+                    while True:
+                        try:
+                            key, blob = pickle.load(fh)
+                        except EOFError:
+                            break
+                        entries[key] = blob
+                self._pack = entries
             except Exception:  # absent, truncated, foreign: start empty
                 pass
         return self._pack
@@ -124,26 +142,113 @@ class Cache:
 
     def put_file(self, key: str, value: Any) -> None:
         try:
-            self._new[key] = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
-        except Exception:  # a model that does not pickle: this file is loaded again next time
-            pass
+            blob = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+            out = self._next_pack()
+            if out is None or key in self._written or self._total + len(blob) > MAX_BYTES:
+                return
+            pickle.dump((key, blob), out, protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception:  # a model that does not pickle, a full disk: loaded again next time
+            return
+        self._written.add(key)
+        self._total += len(blob)
+
+    def _next_pack(self):
+        if self._out is None and not self._failed:
+            try:
+                self._prepare()
+                self.base.mkdir(parents=True, exist_ok=True)
+                fd, self._out_path = tempfile.mkstemp(dir=self.base, prefix=".tmp-")
+                self._out = os.fdopen(fd, "wb")
+                pickle.dump(self.header, self._out, protocol=pickle.HIGHEST_PROTOCOL)
+            except Exception:  # a read-only checkout: the run goes on uncached
+                self._failed = True
+                self._out = None
+        return self._out
 
     def _save_pack(self) -> None:
-        """This run's entries first, then older ones while the pack stays under :data:`MAX_BYTES`."""
-        if not self._new:
+        """After this run's entries, the older ones it used, then others, while under :data:`MAX_BYTES`."""
+        out = self._out
+        if out is None:
             return
-        old = self._entries()
-        out = dict(self._new)
-        total = sum(map(len, out.values()))
-        for key in [k for k in old if k in self._used] + [k for k in old if k not in self._used]:
-            if key in out:
-                continue
-            blob = old[key]
-            if total + len(blob) > MAX_BYTES:
-                continue
-            out[key] = blob
-            total += len(blob)
-        self._write(self.base / "files.pack", None, out, raw=True)
+        try:
+            old = self._entries()
+            for key in [k for k in old if k in self._used] + [k for k in old if k not in self._used]:
+                blob = old[key]
+                if key in self._written or self._total + len(blob) > MAX_BYTES:
+                    continue
+                pickle.dump((key, blob), out, protocol=pickle.HIGHEST_PROTOCOL)
+                self._written.add(key)
+                self._total += len(blob)
+            out.close()
+            os.replace(self._out_path, self.base / "files.pack")
+            self.wrote += self._total
+        except Exception:
+            out.close()
+            _unlink(self._out_path)
+        finally:
+            self._out = None
+
+    # -- the stat index -----------------------------------------------------------------------------
+    # As git's index: a file whose size, times and inode are those it had when its key was computed has
+    # that key still, without reading it. A file changed less than RACY_NS before the index was written
+    # could have the same times with other bytes (coarse clocks): it is read again.
+    def stat_of(self, cand: Any) -> tuple | None:
+        try:
+            st = os.stat(cand.abspath)
+        except (OSError, ValueError):
+            return None
+        return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev)
+
+    def unchanged_key(self, cand: Any, sig: tuple | None) -> str | None:
+        if sig is None:
+            return None
+        index, written = self._stat_index()
+        got = index.get(cand.rel)
+        if got is None or got[0] != str(cand.abspath) or got[1] != cand.explicit or got[2] != sig:
+            return None
+        if sig[1] >= written - RACY_NS or sig[2] >= written - RACY_NS:
+            return None
+        return got[3]
+
+    def index_put(self, cand: Any, sig: tuple | None, key: str) -> None:
+        if sig is None:
+            return
+        entry = (str(cand.abspath), cand.explicit, sig, key)
+        index, written = self._stat_index()
+        racy = sig[1] >= written - RACY_NS or sig[2] >= written - RACY_NS  # trusted once rewritten later
+        if racy or index.get(cand.rel) != entry:
+            index[cand.rel] = entry
+            self._index_changed = True
+
+    def _stat_index(self) -> tuple[dict[str, tuple], int]:
+        if self._index is None:
+            self._index = ({}, 0)
+            try:
+                with open(self.base / "stat.index", "rb") as fh:
+                    header, written, index = pickle.load(fh)
+                if header == self.header and isinstance(index, dict) and isinstance(written, int):
+                    self._index = (index, written)
+            except Exception:  # absent, damaged, foreign: every file is read
+                pass
+        return self._index
+
+    def _save_index(self) -> None:
+        if not self._index_changed or self._index is None:
+            return
+        import time
+
+        path = self.base / "stat.index"
+        try:
+            self._prepare()
+            self.base.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=self.base, prefix=".tmp-")
+            with os.fdopen(fd, "wb") as fh:
+                # the time is taken before writing: a file changed after it is re-read next time
+                pickle.dump((self.header, time.time_ns(), self._index[0]), fh,
+                            protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(tmp, path)
+        except Exception:
+            pass
 
     def get_run(self, key: str) -> Any:
         return self._read(self.base / "runs" / key, key)
@@ -162,10 +267,9 @@ class Cache:
         self.hits += 1
         return value
 
-    def _write(self, path: Path, key: str | None, value: Any, raw: bool = False) -> None:
+    def _write(self, path: Path, key: str, value: Any) -> None:
         try:
-            blob = pickle.dumps((self.header, value) if raw else (self.header, key, value),
-                                protocol=pickle.HIGHEST_PROTOCOL)
+            blob = pickle.dumps((self.header, key, value), protocol=pickle.HIGHEST_PROTOCOL)
             self._prepare()
             path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
@@ -193,6 +297,7 @@ class Cache:
     def finish(self) -> None:
         """Write the new file entries; bound the run entries (a warm run writes nothing, scans nothing)."""
         self._save_pack()
+        self._save_index()
         if not self.wrote:
             return
         try:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from netlint.discovery import Candidate
 from netlint.findings import Finding
 from netlint.located import Span
+from netlint.source import SourceFile
 
 if TYPE_CHECKING:
     from netlint.cache import Cache
@@ -72,19 +73,27 @@ class RunEntry:
 
 
 class RunCache:
-    def __init__(self, cache: "Cache", cands: list[Candidate], config: Any):
+    def __init__(self, cache: "Cache", cands: list[Candidate], config: Any, opts: Any):
         self.cache = cache
         self.cands = list(cands)
         parts = []
         for c in cands:
-            data = cache.remember(c)
-            if data is None:
-                from netlint.load_many import fingerprint
+            sig = cache.stat_of(c) if not c.refused else None
+            key = cache.unchanged_key(c, sig)  # by its stat, as git's index does: not read
+            if key is None:
+                data = cache.remember(c)
+                if data is None:
+                    from netlint.load_many import fingerprint
 
-                parts.append(f"{c.rel}\0{int(c.explicit)}\0unread\0{c.refused}\0{fingerprint(str(c.abspath))}")
-            else:
-                parts.append(cache.file_key(c.rel, c.explicit, data))
+                    key = f"{c.rel}\0{int(c.explicit)}\0unread\0{c.refused}\0{fingerprint(str(c.abspath))}"
+                else:
+                    key = cache.file_key(c.rel, c.explicit, data)
+                    cache.index_put(c, sig, key)
+            parts.append(key)
         parts.append(policy_digest(config))
+        # what filtering reads besides the configuration (in the salt): the report is kept filtered
+        parts.append(repr([getattr(opts, name, None) for name in
+                           ("select", "ignore", "extend_select", "inline_suppressions")]))
         self.key = cache.run_key(parts)
 
     def lookup(self) -> tuple[list["FileResult"], "Workspace", list[Finding]] | None:
@@ -101,12 +110,11 @@ class RunCache:
             datas[rel] = data
         if any(fingerprint(path) != print_ for path, print_ in entry.deps):
             return None
-        for c in self.cands:
-            datas.setdefault(c.rel, self.cache.data_of(c))
-        return _rebuild(entry, datas, self.cache)
+        known = {c.rel: c.abspath for c in self.cands}
+        return _rebuild(entry, datas, self.cache, known)
 
     def store(self, results: list["FileResult"], ws: "Workspace", findings: list[Finding]) -> None:
-        """Called before filtering (which sets severities in place)."""
+        """``findings`` as filtered, before a baseline marks some suppressed."""
         if any(f.code == "NL000" for f in findings):
             return  # an internal error is not a result to keep
         deps: set[tuple[str, str]] = set()
@@ -138,15 +146,13 @@ class RunCache:
                                               ws.inventory_file, targets))
 
 
-def _rebuild(entry: RunEntry, datas: dict[str, bytes | None], cache: "Cache"):
+def _rebuild(entry: RunEntry, datas: dict[str, bytes | None], cache: "Cache", known: dict[str, Path]):
     from netlint.loading import FileResult
-    from netlint.source import SourceFile
     from netlint.workspace import Workspace
 
     results = []
     for m in entry.files:
-        data = datas.get(m.rel)
-        src = SourceFile(m.rel, Path(m.abspath), data) if m.has_source and data is not None else None
+        src = OnDisk(m.rel, known.get(m.rel) or Path(m.abspath), datas.get(m.rel)) if m.has_source else None
         results.append(FileResult(m.rel, src, [], [], m.claimed, m.kinds, m.formats, m.skipped))
     ws = Workspace(root=cache.config_root, config=cache.config)
     for r in results:
@@ -156,6 +162,18 @@ def _rebuild(entry: RunEntry, datas: dict[str, bytes | None], cache: "Cache"):
     ws.nccl_envs = list(entry.envs)
     ws.targets = set(entry.targets) if entry.targets is not None else None
     return results, ws, list(entry.findings)
+
+
+class OnDisk(SourceFile):
+    """A file of an unchanged run, read only if its text is asked for (SARIF's column units)."""
+
+    @property
+    def data(self) -> bytes:
+        if self._data is None and "text" not in self.__dict__:
+            from netlint.load_many import read
+
+            self._data = read(Candidate(self.abspath, self.path, True)) or b""
+        return SourceFile.data.fget(self)
 
 
 def env_views(ws: "Workspace") -> list[EnvView]:

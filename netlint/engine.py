@@ -120,21 +120,23 @@ def _lint_in(opts: Options, config: Config, config_errors: list[Finding], partia
     if cache is not None and not partial and walked_out is None:
         from netlint.cached_run import RunCache
 
-        run = RunCache(cache, cands, config)
+        run = RunCache(cache, cands, config, opts)
     warm = run.lookup() if run is not None else None
-    if warm is not None:  # every file unchanged: the findings of the last such run, filtered anew
-        results, ws, findings = warm
+    checked: set[str]
+    if warm is not None:  # every file unchanged, same options: the findings of the last such run
+        results, ws, kept = warm
+        checked = {r.rel for r in results if r.claimed}
     else:
         results, ws, findings = _analyse(config, cands, given, partial, wanted, load_all)
+        checked = {r.rel for r in results if r.claimed}
+        at = Span(_config_display(config), 1, 1, 1, 1, 0, 0)
+        try:
+            kept = filter_findings(findings, ws, config, opts, checked, results)
+        except Exception as exc:  # report everything rather than nothing
+            kept = sorted([*findings, internal_error("filtering findings", exc, at, "internal:filter")],
+                          key=Finding.sort_key)
         if run is not None:
-            run.store(results, ws, findings)
-    at = Span(_config_display(config), 1, 1, 1, 1, 0, 0)
-    checked = {r.rel for r in results if r.claimed}
-    try:
-        kept = filter_findings(findings, ws, config, opts, checked, results)
-    except Exception as exc:  # report everything rather than nothing
-        kept = sorted([*findings, internal_error("filtering findings", exc, at, "internal:filter")],
-                      key=Finding.sort_key)
+            run.store(results, ws, kept)  # before the baseline marks some suppressed
     files = [r.rel for r in results if r.claimed and (ws.targets is None or r.rel in ws.targets)]
     stale = 0
     if opts.baseline is not None:

@@ -63,9 +63,9 @@ def unpack(p: Packed, source: "SourceFile | None") -> "FileResult":
     from netlint.loading import FileResult
 
     text = _text_of(source)
-    with _giving({p.rel: text} if text is not None else {}):
+    with _giving({p.rel: text} if text is not None else {}):  # findings hold spans of the text too
         models = pickle.loads(p.models)
-    findings = pickle.loads(p.findings)
+        findings = pickle.loads(p.findings)
     return FileResult(p.rel, source if p.has_source else None, models, findings, p.claimed, p.kinds,
                       p.formats, p.skipped)
 

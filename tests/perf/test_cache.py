@@ -192,3 +192,52 @@ def test_workers_send_packed_results_without_the_text(mixed: Path):
 
     here = load_file(cand)
     assert [m.__class__ for _, m in res.models] == [m.__class__ for _, m in here.models]
+
+
+def test_options_and_formats_of_a_warm_run(examples: Path, capsys, tmp_path: Path):
+    """Filtering options are in the run's key; SARIF reads texts of an unchanged run from disk; a
+    baseline applies to a warm run as to a cold one."""
+    check(examples, capsys=capsys)
+    for extra in (["--select", "NCCL"], ["--ignore", "XC,JOB"], ["--no-inline-suppressions"]):
+        assert check(examples, *extra, capsys=capsys) == check(examples, *extra, "--no-cache", capsys=capsys)
+    from netlint.cli import main
+
+    def sarif(*extra: str) -> str:
+        capsys.readouterr()
+        main(["check", str(examples), "--format", "sarif", *extra])
+        return capsys.readouterr().out
+
+    assert sarif() == sarif("--no-cache")
+    base = tmp_path / "baseline.json"
+    main(["check", str(examples), "--write-baseline", str(base), "--no-cache"])
+    with_base = check(examples, "--baseline", str(base), capsys=capsys)
+    assert with_base == check(examples, "--baseline", str(base), "--no-cache", capsys=capsys)
+    assert all(f.get("suppressed") for f in with_base["findings"])
+    assert check(examples, capsys=capsys) == check(examples, "--no-cache", capsys=capsys)  # not kept marked
+
+
+def test_unchanged_files_are_not_read_and_a_same_size_edit_is_seen(examples: Path, capsys, monkeypatch):
+    """Files whose size, times and inode did not change are not read (netlint.cache stat index); an edit
+    that keeps the size and puts the modification time back still changes the inode's ctime."""
+    import netlint.cache as cache_mod
+    import netlint.load_many as load_many
+
+    monkeypatch.setattr(cache_mod, "RACY_NS", 0)  # the files were written just now
+    check(examples, capsys=capsys)
+    check(examples, capsys=capsys)  # rewrites the index once its entries are no longer racy
+    reads: list[str] = []
+    real = load_many.read
+    monkeypatch.setattr(load_many, "read", lambda cand: reads.append(cand.rel) or real(cand))
+    warm = check(examples, capsys=capsys)
+    assert reads == []
+    env = next(examples.rglob("*.env"))
+    st = env.stat()
+    text = env.read_text()
+    edited = text.replace("NCCL_IB_TIMEOUT=", "NCCL_IB_TIMEOUX=") if "NCCL_IB_TIMEOUT=" in text else text + "#"
+    edited = edited if len(edited) == len(text) else edited[: len(text)]
+    env.write_text(edited)
+    os.utime(env, ns=(st.st_atime_ns, st.st_mtime_ns))
+    after = check(examples, capsys=capsys)
+    assert env.relative_to(examples).as_posix() in reads
+    assert after == check(examples, "--no-cache", capsys=capsys)
+    assert after != warm
