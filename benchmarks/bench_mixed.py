@@ -1,7 +1,7 @@
 """netlint on a generated mixed repo at growing sizes: time per file, peak memory, and whether the time
 per file stays flat (issue 14: "linear in files").
 
-``python benchmarks/bench_mixed.py [--sizes 1000,2000,5000,10000] [--baseline DIR] [--timeout S]``
+``python benchmarks/bench_mixed.py [--sizes 1000,2000,5000,10000] [--baseline DIR] [--no-cache] [--timeout S]``
 
 Each size is a fresh repo from ``generate_mixed.py`` (switch files, NCCL env files, Megatron and
 DeepSpeed launch scripts, ds_configs, hostfiles, NeMo YAML; findings on many files) in a temporary
@@ -11,6 +11,10 @@ wall time (printed too) carries other processes' load. The time per file leaves 
 measured in the same run on a repo of the two root files only. The floor is what any linter must do,
 in the same run: read every file and compose the YAML/JSON ones with libyaml; ``ratio`` is netlint
 over it.
+
+Every run is cold: the repo's ``.netlint_cache`` is removed first, so netlint writes its cache and
+reads none. ``--no-cache`` also runs the tree under test with ``--no-cache`` (the same work without
+writing the cache), printed beside it.
 
 ``--baseline DIR`` also runs the netlint package found in DIR (a copy of the tree before a change, e.g.
 ``cp -r netlint /tmp/before/ && git show HEAD:netlint/x.py > /tmp/before/netlint/x.py``) on the same
@@ -49,7 +53,8 @@ def floor(paths: list[Path]) -> float:
     return time.process_time() - t0
 
 
-def run_netlint(repo: Path, package_dir: Path | None, timeout: float) -> tuple[float | None, float, int]:
+def run_netlint(repo: Path, package_dir: Path | None, timeout: float,
+                extra: tuple[str, ...] = ()) -> tuple[float | None, float, int]:
     """(CPU seconds or None past the timeout, wall seconds, peak RSS in KB) of one ``netlint check`` of
     ``repo``. CPU time (user + system, ``os.wait4``) is what is judged: on a shared machine the wall
     time carries the other processes' load."""
@@ -57,7 +62,8 @@ def run_netlint(repo: Path, package_dir: Path | None, timeout: float) -> tuple[f
     if package_dir is not None:
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(package_dir), env.get("PYTHONPATH")]))
     t0 = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "netlint", "check", ".", "--format", "json"],
+    shutil.rmtree(repo / ".netlint_cache", ignore_errors=True)  # cold: nothing an earlier run wrote
+    proc = subprocess.Popen([sys.executable, "-m", "netlint", "check", ".", "--format", "json", *extra],
                             cwd=repo, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = t0 + timeout
     while True:
@@ -81,26 +87,29 @@ def main() -> int:
     ap.add_argument("--sizes", default="1000,2000,5000,10000")
     ap.add_argument("--baseline", type=Path, help="folder holding the netlint package to compare with")
     ap.add_argument("--timeout", type=float, default=1800.0, help="seconds per run before it is cut off")
+    ap.add_argument("--no-cache", action="store_true",
+                    help="also run the tree under test with --no-cache (printed as 'no-cache', not judged)")
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
-    trees = [("now", None)] + ([("baseline", args.baseline.resolve())] if args.baseline else [])
+    trees = [("now", None, ())] + ([("no-cache", None, ("--no-cache",))] if args.no_cache else []) + \
+        ([("baseline", args.baseline.resolve(), ())] if args.baseline else [])
 
-    rows: dict[str, list[tuple[int, float | None, int, float]]] = {name: [] for name, _ in trees}
+    rows: dict[str, list[tuple[int, float | None, int, float]]] = {name: [] for name, _, _ in trees}
     with tempfile.TemporaryDirectory() as tmp:
         empty = Path(tmp) / "empty"
         empty.mkdir()
         (empty / "netlint.yaml").write_text(CONFIG, encoding="utf-8")
         (empty / "inventory.yaml").write_text(INVENTORY, encoding="utf-8")
-        start = {name: min(run_netlint(empty, pkg, args.timeout)[0] or 0.0 for _ in range(3))
-                 for name, pkg in trees}
-        for name, _ in trees:
+        start = {name: min(run_netlint(empty, pkg, args.timeout, extra)[0] or 0.0 for _ in range(3))
+                 for name, pkg, extra in trees}
+        for name, _, _ in trees:
             print(f"start-up ({name}): {start[name]:.3f} s CPU")
         for n in sizes:
             repo = Path(tmp) / f"r{n}"
             paths = generate(repo, n)
             base = min(floor(paths) for _ in range(3))
-            for name, pkg in trees:
-                cpu, wall, rss = run_netlint(repo, pkg, args.timeout)
+            for name, pkg, extra in trees:
+                cpu, wall, rss = run_netlint(repo, pkg, args.timeout, extra)
                 rows[name].append((len(paths), cpu, rss, base))
                 if cpu is None:
                     print(f"{name:8} files {len(paths):6}: over {args.timeout:.0f} s (cut off), "
