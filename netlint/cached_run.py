@@ -100,7 +100,7 @@ class RunCache:
         entry = self.cache.get_run(self.key)
         if not isinstance(entry, RunEntry):
             return None
-        from netlint.load_many import fingerprint, read
+        from netlint.load_many import deps_unchanged, read
 
         datas = {}
         for rel, abspath, explicit, key in entry.extra:
@@ -108,7 +108,7 @@ class RunCache:
             if data is None or self.cache.file_key(rel, explicit, data) != key:
                 return None
             datas[rel] = data
-        if any(fingerprint(path) != print_ for path, print_ in entry.deps):
+        if not deps_unchanged(entry.deps):
             return None
         known = {c.rel: c.abspath for c in self.cands}
         return _rebuild(entry, datas, self.cache, known)

@@ -7,6 +7,7 @@ are *understood* is decided later by content (loaders' ``claims``); here only th
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -46,10 +47,13 @@ def discover(paths: list[Path], config: Config, wanted,
     ``skipped`` collects the walked files left out, with why (``--show-files``)."""
     seen: set[Path] = set()
     out: list[Candidate] = []
-    for path in paths:
+    inside = str(config.root).rstrip(os.sep) + os.sep  # _walk gives real paths: inside the root, the
+    for path in paths:                                  # display path is the rest of the string
         if path.is_dir():
             for abspath in _walk(path, config.root):
-                rel = display_path(abspath, config.root)
+                text = str(abspath)
+                rel = text[len(inside):].replace(os.sep, "/") if text.startswith(inside) else \
+                    display_path(abspath, config.root)
                 if abspath in seen:
                     continue
                 if config.is_excluded(rel) or not config.is_included(rel):
@@ -103,9 +107,24 @@ def _walk(top: Path, root: Path | None = None):
 
     # os.walk does not descend into linked folders, so a link loop among folders is never walked;
     # linked files are read only when they stay inside the project (netlint.safe_read).
+    # A regular file (not a link) in a folder whose real path is inside the project is its folder's real
+    # path plus its name: one lstat instead of a realpath per file (a third of a warm cached run).
+    inside = None if root is None else str(root).rstrip(os.sep) + os.sep
     for dirpath, dirnames, filenames in os.walk(top):
         dirnames[:] = sorted(d for d in dirnames if not _skip_dir(Path(dirpath) / d, d))
+        real_dir = os.path.realpath(dirpath)
+        fast = inside is not None and (real_dir + os.sep).startswith(inside)
         for name in sorted(filenames):
+            if fast:
+                try:
+                    mode = os.lstat(os.path.join(dirpath, name)).st_mode
+                except (OSError, ValueError):
+                    continue
+                if stat.S_ISREG(mode):
+                    yield Path(real_dir, name)
+                    continue
+                if not stat.S_ISLNK(mode):  # a FIFO, a device, a socket: skipped, as walkable() does
+                    continue
             real = walkable(Path(dirpath) / name, root)
             if real is not None:
                 yield real

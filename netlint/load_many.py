@@ -103,7 +103,7 @@ def _from_cache(cache: "Cache", key: str, cand: Candidate, data: bytes) -> FileR
     entry = cache.get_file(key)
     if not isinstance(entry, Entry) or entry.packed.rel != cand.rel:
         return None
-    if any(fingerprint(path) != print_ for path, print_ in entry.deps):
+    if not deps_unchanged(entry.deps):
         return None
     try:
         res = unpack(entry.packed, _source(cand, data))
@@ -152,7 +152,7 @@ def _load_recorded(cand: Candidate, data: bytes, bounds: tuple | None, want_pack
     except Exception:  # a model that does not pickle: this file is not cached, sent as it is
         return res
     own = os.path.abspath(cand.abspath)
-    deps = tuple(sorted((p, fingerprint(p)) for p in seen if p != own))
+    deps = tuple(sorted((p, dep_print(p)) for p in seen if p != own))
     return packed, deps, (None if bounds is not None else res)
 
 
@@ -201,3 +201,40 @@ def fingerprint(path: str) -> str:
     except OSError:
         return "unreadable"
     return f"{real} {digest}"
+
+
+def dep_print(path: str) -> str:
+    """What a file a loader looked at is now, by its stat (as git's index); with its contents' digest
+    when it changed less than netlint.cache.RACY_NS ago (a coarse clock could hide a later edit)."""
+    import time
+
+    from netlint.cache import RACY_NS
+
+    sig = _stat_sig(path)
+    if sig is None or not sig[1]:
+        return sig[0] if sig is not None else "missing"
+    recent = time.time_ns() - sig[1] < RACY_NS
+    return f"{sig[0]} {fingerprint(path)}" if recent else sig[0]
+
+
+def deps_unchanged(deps) -> bool:
+    for path, recorded in deps:
+        sig = _stat_sig(path)
+        now = sig[0] if sig is not None else "missing"
+        if recorded == now:
+            continue
+        if sig is None or not recorded.startswith(now + " ") or recorded != f"{now} {fingerprint(path)}":
+            return False
+    return True
+
+
+def _stat_sig(path: str) -> tuple[str, int] | None:
+    """(signature, newest of mtime and ctime in ns; 0 for what is not a regular file) or None."""
+    try:
+        real = os.path.realpath(path)
+        st = os.stat(real)
+    except (OSError, ValueError, RuntimeError):
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        return f"mode {stat.S_IFMT(st.st_mode)}", 0
+    return f"{real} {st.st_size} {st.st_mtime_ns} {st.st_ctime_ns} {st.st_ino}", max(st.st_mtime_ns, st.st_ctime_ns)
