@@ -25,18 +25,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="netlint", description=__doc__.splitlines()[0])
     parser.add_argument("-V", "--version", action="store_true", help="print the version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    modules = {}
-    for name in COMMANDS:
-        try:
-            module = importlib.import_module(f"netlint.commands.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"netlint.commands.{name}":
-                raise
-            continue
-        modules[name] = module
-        module.add_parser(sub)
-    if not argv or argv[0] not in modules and not argv[0].startswith("-"):
-        argv = ["check", *argv]  # `netlint PATH` means `netlint check PATH`, like ruff/yamllint
+    first = argv[0] if argv else ""
+    if first.startswith("-"):  # `netlint --help` lists every command; `netlint -x` says it is unknown
+        modules = _parsers(sub, COMMANDS)
+    else:  # only the command that runs is imported (start-up: a one-file check imports no other)
+        modules = _parsers(sub, [first]) if first in COMMANDS else {}
+        if first not in modules:
+            argv = ["check", *argv]  # `netlint PATH` means `netlint check PATH`, like ruff/yamllint
+            modules = _parsers(sub, ["check"])
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse exits 2 on usage errors; keep that, but return it
@@ -51,6 +47,21 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return EXIT_CLEAN
+
+
+def _parsers(sub, names) -> dict:
+    """Import ``netlint.commands.<name>`` for each name and add its parser (a missing one is skipped)."""
+    modules = {}
+    for name in names:
+        try:
+            module = importlib.import_module(f"netlint.commands.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"netlint.commands.{name}":
+                raise
+            continue
+        modules[name] = module
+        module.add_parser(sub)
+    return modules
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from netlint.findings import Finding, Severity
-from netlint.located import MapNode, ParseError, Scalar, Span, parse_yaml, plain
+from netlint.located import MapNode, ParseError, Scalar, Span, plain
 
 if TYPE_CHECKING:
     from netlint.config import Settings
@@ -148,6 +148,8 @@ def _config_finding(message: str, span: Span) -> Finding:
 
 
 def _read_yaml(shown: str, text: str) -> tuple[dict, dict[str, Span], list[Finding]]:
+    from netlint.parsing import parse_yaml
+
     try:
         docs = parse_yaml(shown, text)
     except ParseError as exc:

@@ -188,10 +188,12 @@ def _analyse(config: Config, cands: list[Candidate], given: set[str], partial: b
                             default=set(given))
     else:  # the files found under the paths given; the inventory and what it names are context
         ws.targets = set(given)
-    from netlint.jobs.pairing import join as join_deepspeed
+    if ws.jobs or ws.templates:  # nothing to pair otherwise: the job modules stay unimported
+        from netlint.jobs.pairing import join as join_deepspeed
 
-    findings.extend(_guard("DeepSpeed pairing", at, findings, join_deepspeed, ws, default=[]))
-    _guard("inventory files", at, findings, _inventory_files, ws, results, findings)
+        findings.extend(_guard("DeepSpeed pairing", at, findings, join_deepspeed, ws, default=[]))
+    if ws.inventory is not None or ws.switches:  # both steps start from one or the other
+        _guard("inventory files", at, findings, _inventory_files, ws, results, findings)
     findings.extend(run_rules(ws))
     return results, ws, findings
 

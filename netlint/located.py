@@ -11,15 +11,8 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING, Any, Iterator, NamedTuple
 
-import yaml
-
 if TYPE_CHECKING:
     from netlint.parsing import _LazyJson
-
-try:  # libyaml is the fast path; the pure-Python loader keeps netlint usable without it
-    _Loader = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover - depends on how PyYAML was built
-    _Loader = yaml.SafeLoader
 
 
 _FIELDS = ("file", "line", "col", "end_line", "end_col", "start", "end")
@@ -245,5 +238,11 @@ class Document(NamedTuple):
     out_of_range: list[tuple[str, Span]] = []
 
 
-# Parsing lives in netlint.parsing; re-exported here so callers import one module.
-from netlint.parsing import parse_json, parse_yaml  # noqa: E402,F401
+def __getattr__(name: str) -> Any:
+    # Parsing lives in netlint.parsing, re-exported here so callers import one module; imported on
+    # first use, with PyYAML: a run that reads no YAML or JSON (a lone .env or script) imports neither.
+    if name in ("parse_json", "parse_yaml", "_Loader"):
+        from netlint import parsing
+
+        return getattr(parsing, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -16,8 +16,12 @@ from typing import Any
 
 import yaml
 
-from netlint.located import (Document, MapNode, ParseError, Scalar, SeqNode, Span, _Loader, plain,
-                             walk)
+from netlint.located import Document, MapNode, ParseError, Scalar, SeqNode, Span, plain, walk
+
+try:  # libyaml is the fast path; the pure-Python loader keeps netlint usable without it
+    _Loader = yaml.CSafeLoader
+except AttributeError:  # pragma: no cover - depends on how PyYAML was built
+    _Loader = yaml.SafeLoader
 
 
 _TAG = "tag:yaml.org,2002:"

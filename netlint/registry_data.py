@@ -127,7 +127,7 @@ RULES = (
     ('NL009', 'netlint.rules.nl.engine_findings', ()),
     ('NL010', 'netlint.rules.nl.engine_findings', ()),
     ('NL011', 'netlint.rules.nl.switch_findings', ()),
-    ('NL012', 'netlint.rules.nl.partly_read', ()),
+    ('NL012', 'netlint.rules.nl.partly_read', (('jobs',),)),
     ('NL013', 'netlint.rules.nl.engine_findings', ()),
     ('NL020', 'netlint.rules.nl.suppression_findings', ()),
     ('NL021', 'netlint.rules.nl.suppression_findings', ()),

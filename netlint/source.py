@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import cached_property
 from pathlib import Path
 
-from netlint.located import Document, ParseError, Span, parse_json, parse_yaml
+from netlint.located import Document, ParseError, Span
 
 
 class UnreadableFile(Exception):
@@ -66,10 +66,14 @@ class SourceFile:
     @cached_property
     def yaml_docs(self) -> list[Document]:
         """All YAML documents; raises :class:`ParseError`."""
+        from netlint.parsing import parse_yaml  # PyYAML only for a file read as YAML
+
         return self._parsed(parse_yaml)
 
     @cached_property
     def json_doc(self) -> Document:
+        from netlint.parsing import parse_json
+
         return self._parsed(parse_json)
 
     def _parsed(self, parse):

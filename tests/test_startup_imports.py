@@ -38,6 +38,7 @@ def test_a_lone_env_file_imports_no_pydantic_tree_sitter_or_switch_rules(tmp_pat
     assert "netlint.loaders.nccl_dotenv" in modules and "netlint.rules.nccl.nccl316_ib_timeout" in modules
     assert [m for m in modules if m == "pydantic" or m.startswith(("pydantic.", "pydantic_core"))] == []
     assert [m for m in modules if m.startswith("tree_sitter")] == []
+    assert [m for m in modules if m == "yaml" or m.startswith("yaml.")] == []  # no YAML read, no PyYAML
     assert [m for m in modules if m.startswith(("netlint.rules.qos", "netlint.rules.xc", "netlint.rules.nic"))] == []
     # only the loaders the name wants: no switch, NIC or job loader
     assert [m for m in modules if m.startswith("netlint.loaders.") and m != "netlint.loaders.base"] == \

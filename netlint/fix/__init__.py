@@ -9,7 +9,19 @@ to any file (YAML, JSON, env, shell); structural edits (``Edit.doc_path``) go th
 round trip for YAML and a minimal text insertion for JSON. See docs/fixes.md.
 """
 
-from netlint.fix.errors import Applied, FixError, Skipped
-from netlint.fix.loop import RUNAWAY_LIMIT, FileChange, FixRun, run_fixes
+from typing import Any
+
+_FROM = {"Applied": "errors", "FixError": "errors", "Skipped": "errors", "RUNAWAY_LIMIT": "loop",
+         "FileChange": "loop", "FixRun": "loop", "run_fixes": "loop"}
+
+
+def __getattr__(name: str) -> Any:
+    # Imported on first use: every `netlint check` asks netlint.fix.cli whether to fix, and the fixer
+    # (ruamel.yaml, PyYAML) is only needed when it does.
+    if name in _FROM:
+        import importlib
+
+        return getattr(importlib.import_module(f"netlint.fix.{_FROM[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = ["Applied", "FileChange", "FixError", "FixRun", "RUNAWAY_LIMIT", "Skipped", "run_fixes"]

@@ -27,6 +27,7 @@ class PartlyRead(Rule):
     code, name, summary = "NL012", "partly-read", "File in scope read only in part: what is unknown and why"
     severity = Severity.INFO
     tags = ("input",)
+    needs = (("jobs",),)  # the check judges training jobs; the loaders report the rest themselves
 
     def check(self, ws):
         # Loaders say what they could not parse; a training job's sizes are judged here, after the
