@@ -6,7 +6,6 @@ loaders still count. Nothing here raises: the engine gets a :class:`FileResult` 
 
 from __future__ import annotations
 
-import os
 import traceback
 from dataclasses import dataclass
 from typing import Any
@@ -19,8 +18,6 @@ from netlint.loaders.base import Loader, load_loaders
 from netlint.source import SourceFile, UnreadableFile
 
 POOL_THRESHOLD = 200  # below this many files a process pool costs more than it saves
-# Without --jobs, a pool from this many files on (measured on the mixed benchmark, docs/runs.md).
-AUTO_JOBS_FILES = 10**9
 
 
 @dataclass
@@ -167,14 +164,8 @@ def _load_all(cands: list[Candidate], jobs: int | None, cache=None) -> list[File
 
 
 def workers_for(jobs: int | None, files: int) -> int:
-    """``--jobs N`` as given; by default one process below :data:`AUTO_JOBS_FILES` files, else one per
-    CPU this process may use (docs/runs.md: the break-even measured)."""
-    if jobs is not None:
-        return max(1, jobs)
-    if files < AUTO_JOBS_FILES:
-        return 1
-    try:
-        cpus = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        cpus = os.cpu_count() or 1
-    return max(1, cpus)
+    """``--jobs N`` as given; by default one process. Measured on a 2-core machine (benchmarks/
+    bench_cache.py, 1,000 to 10,000 mixed files; docs/integrations.md "Cache and --jobs"): two
+    workers never paid, in CPU or wall time. The rules run in this process on every file's models, so it
+    unpickles what workers send, which costs about as much as the loading they take over."""
+    return max(1, jobs) if jobs is not None else 1
