@@ -241,3 +241,25 @@ def test_unchanged_files_are_not_read_and_a_same_size_edit_is_seen(examples: Pat
     assert env.relative_to(examples).as_posix() in reads
     assert after == check(examples, "--no-cache", capsys=capsys)
     assert after != warm
+
+
+@pytest.mark.parametrize("oddity", ["\u00e9", "\t", "\r"])
+def test_json_located_whole_unpacks_the_same(examples: Path, capsys, monkeypatch, oddity: str):
+    """A JSON text netlint locates whole (not ASCII, a tab, a carriage return: netlint.parsing._LazyJson)
+    packs its spans by their path in the document; an edit elsewhere unpacks it from the cache."""
+    db = examples / "switches" / "leaf01" / "config_db.json"
+    text = db.read_text()
+    if oddity == "\r":
+        text = text.replace("\n", "\r\n")
+    else:
+        text = text.replace('"hostname": "leaf01",', f'"hostname": "leaf01",{oddity}"description": "caf{oddity}",')
+    db.write_text(text, newline="")
+    plain = check(examples, "--no-cache", capsys=capsys)
+    assert any(f["file"].endswith("config_db.json") for f in plain["findings"])
+    assert check(examples, capsys=capsys) == plain
+    env = next(examples.rglob("*.env"))
+    env.write_text(env.read_text() + "\n# edited\n")
+    loads = _count_loads(monkeypatch)
+    edited = check(examples, capsys=capsys)
+    assert loads == [env.relative_to(examples).as_posix()]  # the switch came from the cache
+    assert edited == check(examples, "--no-cache", capsys=capsys)
