@@ -263,3 +263,20 @@ def test_json_located_whole_unpacks_the_same(examples: Path, capsys, monkeypatch
     edited = check(examples, capsys=capsys)
     assert loads == [env.relative_to(examples).as_posix()]  # the switch came from the cache
     assert edited == check(examples, "--no-cache", capsys=capsys)
+
+
+def test_show_files_and_named_files_same_with_cache(examples: Path, capsys):
+    """--show-files and runs on named files (pre-commit) use the file entries, not the run entry."""
+    from netlint.cli import main
+
+    def out(*args: str) -> tuple[int, str]:
+        capsys.readouterr()
+        code = main(list(args))
+        return code, capsys.readouterr().out
+
+    check(examples, capsys=capsys)  # fills the cache
+    shown = out("check", str(examples), "--show-files")
+    assert shown == out("check", str(examples), "--show-files", "--no-cache") and "config_db.json" in shown[1]
+    env = next(examples.rglob("*.env"))
+    named = out("check", str(env), str(examples / "inventory.yaml"), "--format", "json")
+    assert named == out("check", str(env), str(examples / "inventory.yaml"), "--format", "json", "--no-cache")
