@@ -25,14 +25,17 @@ CONFIG_NAMES = ("netlint.yaml", ".netlint.yaml", "netlint.yml", ".netlint.yml", 
 
 class DefaultSettings:
     """The settings of a run without a configuration file: each field's default, as
-    ``Settings()`` would give it (a field the generated data lacks is asked of pydantic)."""
+    ``Settings()`` would give it (a field the generated data lacks is asked of pydantic); with
+    ``values`` (from :func:`plain_settings`), what ``Settings.model_validate`` gives for them."""
 
-    def __init__(self) -> None:
+    def __init__(self, values: dict[str, Any] | None = None) -> None:
         from netlint import limits
         from netlint.registry_data import SETTINGS_DEFAULTS
 
         self.__dict__.update(copy.deepcopy(SETTINGS_DEFAULTS))
         self.limits = limits.DEFAULT
+        self._given = copy.deepcopy(values or {})
+        self.__dict__.update(copy.deepcopy(self._given))
 
     def __getattr__(self, name: str) -> Any:  # only for a field added since the data was generated
         if name.startswith("__"):
@@ -51,7 +54,50 @@ class DefaultSettings:
 
         from netlint.registry_data import SETTINGS_DEFAULTS
 
-        return {**copy.deepcopy(SETTINGS_DEFAULTS), "limits": asdict(self.limits)}
+        return {**copy.deepcopy(SETTINGS_DEFAULTS), **copy.deepcopy(self._given), "limits": asdict(self.limits)}
+
+
+def plain_settings(data: Any) -> DefaultSettings | None:
+    """The settings of a configuration file whose every value pydantic would take as it is (a
+    string, a list of strings, a known level...), without importing pydantic; None when any key is
+    unknown or any value needs validating (pydantic then says what is wrong, or converts it)."""
+    from netlint.registry_data import SETTINGS_FIELDS
+
+    if type(data) is not dict:
+        return None
+    values: dict[str, Any] = {}
+    for key, value in data.items():
+        name, kind = SETTINGS_FIELDS.get(key, (None, None))
+        if kind is None or name in values or not _fits(kind, value):
+            return None
+        values[name] = value
+    return DefaultSettings(values)
+
+
+def _fits(kind: Any, value: Any) -> bool:
+    def strings(v: Any) -> bool:
+        return type(v) is list and all(type(s) is str for s in v)
+
+    def keyed(v: Any, ok) -> bool:
+        return type(v) is dict and all(type(k) is str and ok(x) for k, x in v.items())
+
+    if kind == "str":
+        return type(value) is str
+    if kind == "str?":
+        return value is None or type(value) is str
+    if kind == "bool":
+        return type(value) is bool
+    if kind == "list[str]":
+        return strings(value)
+    if kind == "dict[str,list[str]]":
+        return keyed(value, strings)
+    if kind == "dict[str,dict]":
+        return keyed(value, lambda x: keyed(x, lambda _: True))
+    if isinstance(kind, tuple) and kind[0] == "literal":
+        return type(value) is str and value in kind[1]
+    if isinstance(kind, tuple) and kind[0] == "dict[str,literal]":
+        return keyed(value, lambda x: type(x) is str and x in kind[1])
+    return False
 
 
 class Config:
@@ -126,11 +172,13 @@ def load_config(path: Path | None, start: Path) -> tuple[Config, list[Finding]]:
         data, spans, problems = _read_yaml(shown, text)
     if problems:
         return Config(root=file.parent, file=file), problems
-    from netlint.config import validate  # pydantic, only when a configuration file is read
-
-    settings, findings = validate(data, spans, shown)
+    settings = plain_settings(data)  # values pydantic would take as they are: no pydantic
     if settings is None:
-        return Config(root=file.parent, file=file), findings
+        from netlint.config import validate  # pydantic: a value to check or convert, an unknown key
+
+        settings, findings = validate(data, spans, shown)
+        if settings is None:
+            return Config(root=file.parent, file=file), findings
     config = Config(settings, root=file.parent, file=file)
     config.key_spans = spans
     if settings.required_version is not None:

@@ -163,7 +163,10 @@ def generate() -> str:
     lines += [")", "", "LOADER_MODULES = {row[0]: row[1] for row in LOADERS}", "",
               "# netlint.config.Settings().model_dump() without limits (netlint.limits.DEFAULT): the settings",
               "# of a run without a configuration file (netlint.config_file.DefaultSettings).",
-              f"SETTINGS_DEFAULTS = {_settings_defaults()!r}", ""]
+              f"SETTINGS_DEFAULTS = {_settings_defaults()!r}", "",
+              "# How each key of a configuration file is read without pydantic: key (alias or name) -> (field,",
+              "# kind); kind None: pydantic validates it (netlint.config_file.plain_settings).",
+              f"SETTINGS_FIELDS = {_settings_fields()!r}", ""]
     return "\n".join(lines)
 
 
@@ -173,6 +176,43 @@ def _settings_defaults() -> dict:
     defaults = Settings().model_dump()
     defaults.pop("limits")
     return defaults
+
+
+def _settings_fields() -> dict:
+    from netlint.config import Settings
+
+    out = {}
+    for name, info in Settings.model_fields.items():
+        kind = None if info.metadata else _kind(info.annotation)
+        for key in dict.fromkeys((info.alias or name, name)):
+            out[key] = (name, kind)
+    return out
+
+
+def _kind(tp) -> str | tuple | None:
+    """A setting's type as plain data when values of exactly that type are taken by pydantic as they
+    are; None for anything else (constraints, nested models, numbers)."""
+    import types
+    import typing
+
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if tp is str or tp is bool:
+        return tp.__name__
+    if origin in (typing.Union, types.UnionType) and len(args) == 2 and args[1] is type(None) and args[0] is str:
+        return "str?"
+    if origin is typing.Literal and all(isinstance(a, str) for a in args):
+        return ("literal", args)
+    if origin is list and args == (str,):
+        return "list[str]"
+    if origin is dict and args[:1] == (str,):
+        value = args[1]
+        if typing.get_origin(value) is list and typing.get_args(value) == (str,):
+            return "dict[str,list[str]]"
+        if typing.get_origin(value) is typing.Literal and all(isinstance(a, str) for a in typing.get_args(value)):
+            return ("dict[str,literal]", typing.get_args(value))
+        if typing.get_origin(value) is dict and typing.get_args(value) == (str, typing.Any):
+            return "dict[str,dict]"
+    return None
 
 
 def _base_wants():

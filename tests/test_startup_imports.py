@@ -45,11 +45,52 @@ def test_a_lone_env_file_imports_no_pydantic_tree_sitter_or_switch_rules(tmp_pat
         ["netlint.loaders.nccl_dotenv"]
 
 
-def test_a_configuration_file_still_imports_pydantic_to_validate_it(tmp_path):
-    (tmp_path / "netlint.yaml").write_text("fail-on: error\n", encoding="utf-8")
+def test_a_plain_configuration_file_is_read_without_pydantic(tmp_path):
+    (tmp_path / "netlint.yaml").write_text("fail-on: error\nselect: [NCCL]\nper-file-ignores:\n  'old/*': [NCCL3]\n",
+                                           encoding="utf-8")
+    (tmp_path / "train.env").write_text("NCCL_DEBUG=INFO\nNCCL_IB_TIMEOUT=99\n", encoding="utf-8")
+    code, modules = _imported(tmp_path, "train.env")
+    assert code == 1 and "pydantic" not in modules and "netlint.config" not in modules
+
+
+def test_a_value_to_check_brings_pydantic_and_its_message(tmp_path):
+    (tmp_path / "netlint.yaml").write_text("mfu: 0.4\n", encoding="utf-8")  # a number with bounds
     (tmp_path / "train.env").write_text("NCCL_DEBUG=INFO\nNCCL_IB_TIMEOUT=99\n", encoding="utf-8")
     code, modules = _imported(tmp_path, "train.env")
     assert code == 1 and "pydantic" in modules and "netlint.config" in modules
+    (tmp_path / "netlint.yaml").write_text("fail-on: fatal\n", encoding="utf-8")
+    r = subprocess.run([sys.executable, "-m", "netlint", "check", "train.env"], cwd=tmp_path, capture_output=True,
+                       text=True, env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin", "NO_COLOR": "1"})
+    assert r.returncode == 2 and "netlint.yaml:1:1: NL008 config fail-on: Input should be 'error', 'warning' or 'info'" \
+        in r.stderr
+
+
+PLAIN = [{}, {"inventory": "inv.yaml"}, {"inventory": None, "fail_on": "info"},
+         {"select": ["NCCL", "QOS1"], "ignore": ["NCCL314"], "fail-on": "error", "per-file-ignores": {"a/*.env": ["NCCL3"]},
+          "severity": {"NCCL314": "off"}, "nccl-version": "2.21.5", "policies": ["p.yaml"], "include": [],
+          "require-suppression-reason": True, "rules": {"FAB504": {"margin": 1.2}}, "exclude": ["venv"]}]
+CHECKED = [{"select": "NCCL"}, {"mfu": 0.5}, {"limits": {"max-depth": 50}}, {"bogus": 1}, {"fail-on": "fatal"},
+           {"severity": {"X": "fatal"}}, {"inventory": 3}, {"require-suppression-reason": "yes"},
+           {"fail-on": "info", "fail_on": "error"}, {"select": ["A", 1]}, {"rules": {"X": 1}}, []]
+
+
+@pytest.mark.parametrize("data", PLAIN, ids=str)
+def test_plain_settings_are_what_pydantic_gives(data):
+    from netlint.config import Settings
+    from netlint.config_file import plain_settings
+
+    light, model = plain_settings(data), Settings.model_validate(data)
+    assert light is not None and light.model_dump() == model.model_dump()
+    for name in Settings.model_fields:
+        if name != "limits":  # a dataclass beside the pydantic model: compared by model_dump above
+            assert getattr(light, name) == getattr(model, name), name
+
+
+@pytest.mark.parametrize("data", CHECKED, ids=str)
+def test_values_to_check_or_convert_are_left_to_pydantic(data):
+    from netlint.config_file import plain_settings
+
+    assert plain_settings(data) is None
 
 
 def test_default_settings_are_the_pydantic_defaults():

@@ -6,9 +6,7 @@ from typing import Any, Iterator
 
 from netlint.loaders.base import Loader, parsed_yaml
 from netlint.located import MapNode
-from netlint.models.inventory import Inventory
 from netlint.source import SourceFile
-from netlint.validation import validate
 
 NAMES = ("inventory.yaml", "inventory.yml")
 
@@ -30,6 +28,10 @@ class InventoryLoader(Loader):
         yield from problems
         if not docs:
             return
+        # pydantic validates netlint's own formats; imported only when such a file is read
+        from netlint.models.inventory import Inventory
+        from netlint.validation import validate
+
         model, errors = validate(Inventory, docs[0], "the inventory")
         yield from errors
         if model is not None:

@@ -30,15 +30,16 @@ Recognised by content: a mapping with ``switch:`` and at least one QoS key. Unkn
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 from netlint.loaders.base import Loader, parsed_yaml
 from netlint.located import MapNode, Scalar, SeqNode, Span
-from netlint.models.switch import (BufferPool, BufferProfile, NativeEcn, NativeSwitch, NativeWatchdog,
-                                   PgBinding, Port, QosMap, QueueCfg, Scheduler, SwitchQos, Watchdog,
-                                   WredColor, WredProfile)
+from netlint.models.switch import (BufferPool, BufferProfile, PgBinding, Port, QosMap, QueueCfg, Scheduler,
+                                   SwitchQos, Watchdog, WredColor, WredProfile)
 from netlint.source import SourceFile
-from netlint.validation import validate
+
+if TYPE_CHECKING:
+    from netlint.models.switch_native import NativeEcn, NativeSwitch, NativeWatchdog
 
 QOS_KEYS = ("ports", "pfc", "dscp_to_tc", "ecn", "scheduler", "buffer_profiles", "trust", "tc_to_queue")
 ALL_PORTS = "(all ports)"
@@ -65,6 +66,10 @@ class NativeSwitchLoader(Loader):
         if not docs:
             return
         root = docs[0]
+        # pydantic validates netlint's own formats; imported only when such a file is read
+        from netlint.models.switch_native import NativeSwitch
+        from netlint.validation import validate
+
         model, errors = validate(NativeSwitch, root, "a switch QoS file")
         yield from errors
         if model is not None:

@@ -26,15 +26,16 @@ with ``nic:`` and at least one NIC key. Unknown keys are NL004, wrong types and 
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 from netlint.loaders.base import Loader, parsed_yaml
 from netlint.located import MapNode, Scalar
-from netlint.models.nic_native import NativeNic
 from netlint.nic.build import NicBuilder, scalar_text
 from netlint.nic.params import PARAMS
 from netlint.source import SourceFile
-from netlint.validation import validate
+
+if TYPE_CHECKING:
+    from netlint.models.nic_native import NativeNic
 
 NIC_KEYS = ("trust", "pfc", "dcqcn", "firmware", "dscp_to_priority", "traffic_class", "cma_roce_tos",
             "congestion_control", "priority_to_tc", "roce_mode")
@@ -60,6 +61,10 @@ class NativeNicLoader(Loader):
         yield from problems
         if not docs:
             return
+        # pydantic validates netlint's own formats; imported only when such a file is read
+        from netlint.models.nic_native import NativeNic
+        from netlint.validation import validate
+
         model, errors = validate(NativeNic, docs[0], "a NIC QoS file")
         yield from errors
         if model is not None:
