@@ -133,4 +133,5 @@ def _walk(top: Path, root: Path | None = None):
 def _skip_dir(path: Path, name: str) -> bool:
     if name in SKIP_DIRS or (name.startswith(".") and name not in (".github",)):
         return True
-    return (path / "pyvenv.cfg").exists()  # any virtualenv, whatever its name
+    # any virtualenv, whatever its name; a cache folder (netlint's cache-dir, any tool's CACHEDIR.TAG)
+    return (path / "pyvenv.cfg").exists() or (path / "CACHEDIR.TAG").exists()

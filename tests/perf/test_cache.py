@@ -155,9 +155,16 @@ def test_damaged_or_foreign_cache_is_ignored(examples: Path, capsys, monkeypatch
 def test_cache_dir_from_the_configuration(examples: Path, capsys):
     cfg = examples / "netlint.yaml"
     cfg.write_text(cfg.read_text() + "cache-dir: build/lint-cache\n")
-    check(examples, capsys=capsys)
+    first = check(examples, capsys=capsys)
     assert (examples / "build" / "lint-cache" / "CACHEDIR.TAG").is_file()
     assert not (examples / ".netlint_cache").exists()
+    # a folder with a CACHEDIR.TAG is not walked: the cache is not read as input
+    assert check(examples, capsys=capsys) == first == check(examples, "--no-cache", capsys=capsys)
+    from netlint.cli import main
+
+    capsys.readouterr()
+    main(["check", str(examples), "--show-files", "--no-cache"])
+    assert "lint-cache" not in capsys.readouterr().out
 
 
 def test_unwritable_cache_folder_is_no_error(examples: Path, capsys, tmp_path: Path):
