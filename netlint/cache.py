@@ -27,6 +27,7 @@ import hashlib
 import json
 import os
 import pickle
+import struct
 import sys
 import tempfile
 from pathlib import Path
@@ -36,6 +37,7 @@ DEFAULT_DIR = ".netlint_cache"
 SCHEMA = 1
 MAX_BYTES = 512 << 20  # the file pack: ~25,000 files of the mixed benchmark (20 KB each)
 MAX_RUNS = 16  # run entries kept (several checkouts, pre-commit subsets)
+GITIGNORE = "# Automatically created by netlint.\n*\n"
 RACY_NS = 2_000_000_000  # file times this close to the stat index's are not trusted (FAT: 2 s)
 _MAGIC = b"netlint-cache"
 CACHEDIR_TAG = ("Signature: 8a477f597d28d172789f06886806bc55\n"
@@ -54,7 +56,8 @@ class Cache:
         self.wrote = 0
         self.hits = 0
         self._data: dict[str, bytes | None] = {}  # bytes read for the run key, used once by loading
-        self._pack: dict[str, bytes] | None = None  # file entries: key -> pickled entry
+        self._pack: dict[str, tuple[int, int]] | None = None  # file entries: key -> (offset, length)
+        self._map: Any = None  # files.pack, open
         self._used: set[str] = set()
         self._out: Any = None  # the next pack, written as entries come
         self._out_path = ""
@@ -104,37 +107,48 @@ class Cache:
         return h.hexdigest()
 
     # -- entries ------------------------------------------------------------------------------------
-    # The file entries live in one pack (``files.pack``: a header, then (key, pickled entry) records),
-    # read whole the first time one is asked for. A run that adds entries streams them to the next pack
-    # as they come (nothing held in memory), adds the older ones it keeps, and moves it into place at
-    # the end: one file written instead of one per input (creating 2,000 small files cost more than
-    # linting them).
-    def _entries(self) -> dict[str, bytes]:
+    # The file entries live in one pack, ``files.pack``: a length-prefixed pickled header, then records of
+    # (key length, entry length, key, pickled entry). Only the record heads are read at first; an entry
+    # is read and unpickled when asked for (an edit run of 10,000 files held 200 MB of entries else). A
+    # run that adds entries streams them to the next pack as they come, copies the older ones it keeps,
+    # and moves it into place at the end: one file written instead of one per input (creating 2,000
+    # small files cost more than linting them).
+    def _entries(self) -> dict[str, tuple[int, int]]:
         if self._pack is None:
             self._pack = {}
             try:
-                with open(self.base / "files.pack", "rb") as fh:
-                    if pickle.load(fh) != self.header:
-                        return self._pack
-                    entries: dict[str, bytes] = {}
-                    while True:
-                        try:
-                            key, blob = pickle.load(fh)
-                        except EOFError:
-                            break
-                        entries[key] = blob
-                self._pack = entries
-            except Exception:  # absent, truncated, foreign: start empty
-                pass
+                fh = self._map = open(self.base / "files.pack", "rb")
+                size = os.fstat(fh.fileno()).st_size
+            except OSError:  # absent
+                return self._pack
+            try:
+                (n,) = _U32.unpack(fh.read(4))
+                if n > size or pickle.loads(fh.read(n)) != self.header:
+                    return self._pack
+                at = 4 + n
+                while at + _REC.size <= size:
+                    klen, blen = _REC.unpack(fh.read(_REC.size))
+                    key = fh.read(klen).decode("ascii")
+                    start = at + _REC.size + klen
+                    if start + blen > size:
+                        break  # a record cut short (a run killed while writing): the rest is lost
+                    self._pack[key] = (start, blen)
+                    at = fh.seek(start + blen)
+            except Exception:  # a damaged or foreign header: nothing is used
+                self._pack = {}
         return self._pack
 
+    def _blob(self, where: tuple[int, int]) -> bytes:
+        self._map.seek(where[0])
+        return self._map.read(where[1])
+
     def get_file(self, key: str) -> Any:
-        blob = self._entries().get(key)
-        if blob is None:
+        where = self._entries().get(key)
+        if where is None:
             return None
         try:
-            value = pickle.loads(blob)
-        except Exception:  # a class that changed shape under the same version
+            value = pickle.loads(self._blob(where))
+        except Exception:  # a damaged record, a class that changed shape under the same version
             return None
         self._used.add(key)
         self.hits += 1
@@ -143,11 +157,21 @@ class Cache:
     def put_file(self, key: str, value: Any) -> None:
         try:
             blob = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
-            out = self._next_pack()
-            if out is None or key in self._written or self._total + len(blob) > MAX_BYTES:
-                return
-            pickle.dump((key, blob), out, protocol=pickle.HIGHEST_PROTOCOL)
-        except Exception:  # a model that does not pickle, a full disk: loaded again next time
+        except Exception:  # a model that does not pickle: this file is loaded again next time
+            return
+        self._add(key, blob)
+
+    def _add(self, key: str, blob: bytes) -> None:
+        out = self._next_pack()
+        if out is None or key in self._written or self._total + len(blob) > MAX_BYTES:
+            return
+        raw = key.encode("ascii")
+        try:
+            out.write(_REC.pack(len(raw), len(blob)))
+            out.write(raw)
+            out.write(blob)
+        except OSError:  # a full disk: the pack is dropped at the end
+            self._failed = True
             return
         self._written.add(key)
         self._total += len(blob)
@@ -159,7 +183,8 @@ class Cache:
                 self.base.mkdir(parents=True, exist_ok=True)
                 fd, self._out_path = tempfile.mkstemp(dir=self.base, prefix=".tmp-")
                 self._out = os.fdopen(fd, "wb")
-                pickle.dump(self.header, self._out, protocol=pickle.HIGHEST_PROTOCOL)
+                header = pickle.dumps(self.header, protocol=pickle.HIGHEST_PROTOCOL)
+                self._out.write(_U32.pack(len(header)) + header)
             except Exception:  # a read-only checkout: the run goes on uncached
                 self._failed = True
                 self._out = None
@@ -173,13 +198,12 @@ class Cache:
         try:
             old = self._entries()
             for key in [k for k in old if k in self._used] + [k for k in old if k not in self._used]:
-                blob = old[key]
-                if key in self._written or self._total + len(blob) > MAX_BYTES:
-                    continue
-                pickle.dump((key, blob), out, protocol=pickle.HIGHEST_PROTOCOL)
-                self._written.add(key)
-                self._total += len(blob)
+                if key not in self._written and self._total + old[key][1] <= MAX_BYTES:
+                    self._add(key, self._blob(old[key]))
             out.close()
+            self._close_map()  # Windows cannot replace a file still open
+            if self._failed:
+                raise OSError("pack not written whole")
             os.replace(self._out_path, self.base / "files.pack")
             self.wrote += self._total
         except Exception:
@@ -187,6 +211,12 @@ class Cache:
             _unlink(self._out_path)
         finally:
             self._out = None
+
+    def _close_map(self) -> None:
+        if self._map is not None:
+            self._map.close()
+        self._map = None
+        self._pack = None
 
     # -- the stat index -----------------------------------------------------------------------------
     # As git's index: a file whose size, times and inode are those it had when its key was computed has
@@ -289,7 +319,7 @@ class Cache:
         if getattr(self, "_prepared", False):
             return
         self.folder.mkdir(parents=True, exist_ok=True)
-        for name, text in (("CACHEDIR.TAG", CACHEDIR_TAG), (".gitignore", "# Automatically created by netlint.\n*\n")):
+        for name, text in (("CACHEDIR.TAG", CACHEDIR_TAG), (".gitignore", GITIGNORE)):
             if not (self.folder / name).exists():
                 (self.folder / name).write_text(text, encoding="utf-8")
         self._prepared = True
@@ -297,6 +327,7 @@ class Cache:
     def finish(self) -> None:
         """Write the new file entries; bound the run entries (a warm run writes nothing, scans nothing)."""
         self._save_pack()
+        self._close_map()
         self._save_index()
         if not self.wrote:
             return
@@ -304,6 +335,10 @@ class Cache:
             prune(self.base, MAX_RUNS)
         except OSError:
             pass
+
+
+_U32 = struct.Struct(">I")
+_REC = struct.Struct(">HI")  # key length, entry length
 
 
 def prune(base: Path, max_runs: int) -> None:

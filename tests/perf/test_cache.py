@@ -287,3 +287,19 @@ def test_show_files_and_named_files_same_with_cache(examples: Path, capsys):
     env = next(examples.rglob("*.env"))
     named = out("check", str(env), str(examples / "inventory.yaml"), "--format", "json")
     assert named == out("check", str(env), str(examples / "inventory.yaml"), "--format", "json", "--no-cache")
+
+
+def test_a_pack_cut_short_keeps_the_entries_before_the_cut(examples: Path, capsys, monkeypatch):
+    """A run killed while writing leaves a temporary file, never a cut pack; a pack cut anyway (a full
+    disk, a copy) gives back the whole records before the cut."""
+    plain = check(examples, "--no-cache", capsys=capsys)
+    first = check(examples, capsys=capsys)
+    base = examples / ".netlint_cache" / "v1"
+    pack = base / "files.pack"
+    data = pack.read_bytes()
+    pack.write_bytes(data[: len(data) * 2 // 3])
+    shutil.rmtree(base / "runs")
+    loads = _count_loads(monkeypatch)
+    again = check(examples, capsys=capsys)
+    assert again == first == plain
+    assert 0 < len(loads) < len(first["files"])  # some came from the pack, the cut ones were read
