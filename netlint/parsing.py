@@ -10,6 +10,7 @@ import json
 import json.scanner
 import re
 import sys
+from array import array
 from bisect import bisect_left
 from json.decoder import scanstring as _scanstring
 from typing import Any
@@ -365,10 +366,10 @@ class _LazyJson:
 
     A deferred span of this document holds its parent's span and its key (or index) in the parent —
     nothing else of the tree — so the document's nodes go away with the loader's tree and only the
-    spans models keep stay alive. Locating a span reads only its ancestors' containers, once each,
-    with the C ``json`` scanner skipping over values (:meth:`_members`); lines come from one table of
-    the text's line breaks. Most findings' spans are located this way in microseconds, and a clean
-    file is never located at all.
+    spans models keep stay alive. Locating a span reads only its ancestors' containers, each once and
+    only as far as the lookups need, with the C ``json`` scanner skipping over values
+    (:class:`_Members`); lines come from one table of the text's line breaks. Most findings' spans
+    are located this way in microseconds, and a clean file is never located at all.
 
     Texts where libyaml (which used to place these spans) could count lines or columns differently —
     not ASCII, carriage returns, tabs — or with duplicate keys keep the tree and are located whole by
@@ -385,7 +386,7 @@ class _LazyJson:
         self.out_of_range: list[tuple[str, Span]] = []
         self.max_depth = limits.current().max_depth
         self._lines: list[int] | None = None
-        self._tables: dict[int, Any] = {}  # container start offset -> its members' offsets
+        self._tables: dict[int, _Members] = {}  # container start offset -> its members' offsets
 
     def build_checked(self, data: Any) -> Any:
         """The tree of what plain ``json.loads`` read, or :class:`_Hooked` when reading with the hooks
@@ -480,18 +481,17 @@ class _LazyJson:
             start = _ws_end(text, 0)
             end = _scan_once(text, start)[1]
         else:
-            table = self._tables.get(parent._start)
-            if table is None:
-                table = self._tables[parent._start] = _members(text, parent._start)
-            try:
-                offsets = table[at]
-            except (KeyError, IndexError, TypeError):
+            members = self._tables.get(parent._start)
+            if members is None:
+                members = self._tables[parent._start] = _Members(text, parent._start)
+            offsets = members.get(text, at)
+            if offsets is None:
                 span._set(Span(self.file, 1, 1, 1, 1, 0, 0))  # not found in the text: the file's start
                 return
             start, end = (offsets[0], offsets[1]) if is_key else (offsets[-2], offsets[-1])
         lines = self._lines
-        if lines is None:
-            lines = self._lines = [m.start() for m in _NEWLINE.finditer(text)]
+        if lines is None:  # machine integers: a line table of Python ints would cost 36 bytes a line
+            lines = self._lines = array("l", [m.start() for m in _NEWLINE.finditer(text)])
         line = bisect_left(lines, start)
         end_line = bisect_left(lines, end, line)
         span._line, span._col = line + 1, start - (lines[line - 1] + 1 if line else 0) + 1
@@ -526,34 +526,49 @@ def _ws_end(text: str, i: int) -> int:
     return _WS.match(text, i).end()
 
 
-def _members(text: str, at: int) -> Any:
-    """Offsets of the members of the JSON object or array starting at ``at``: for an object, key ->
-    (key start, key end, value start, value end); for an array, [(value start, value end), ...]."""
-    scan, ws = _scan_once, _WS.match
-    i = ws(text, at + 1).end()
-    if text[at] == "{":
-        out: Any = {}
-        if text[i] == "}":
-            return out
-        while True:
-            key, kend = _scanstring(text, i + 1)
-            j = ws(text, ws(text, kend).end() + 1).end()  # past the colon
-            vend = scan(text, j)[1]
-            out[key] = (i, kend, j, vend)
+class _Members:
+    """The members of one JSON object or array, read from the text only as far as lookups need: for
+    an object, key -> (key start, key end, value start, value end); for an array, [(value start,
+    value end), ...]. The C ``json`` scanner skips each value; ``next`` is where reading resumes
+    (-1 once the closing bracket is reached)."""
+
+    __slots__ = ("found", "next", "is_object")
+
+    def __init__(self, text: str, at: int):
+        self.is_object = text[at] == "{"
+        self.found: Any = {} if self.is_object else []
+        i = _WS.match(text, at + 1).end()
+        self.next = -1 if text[i] in "}]" else i
+
+    def get(self, text: str, at: Any) -> tuple | None:
+        found, ws, scan = self.found, _WS.match, _scan_once
+        if self.is_object:
+            try:
+                got = found.get(at)
+            except TypeError:  # not a key an object can have
+                return None
+            i = self.next
+            while got is None and i >= 0:
+                key, kend = _scanstring(text, i + 1)
+                j = ws(text, ws(text, kend).end() + 1).end()  # past the colon
+                vend = scan(text, j)[1]
+                found[key] = entry = (i, kend, j, vend)
+                if key == at:
+                    got = entry
+                i = ws(text, vend).end()
+                i = ws(text, i + 1).end() if text[i] == "," else -1
+            self.next = i
+            return got
+        if type(at) is not int or at < 0:
+            return None
+        i = self.next
+        while len(found) <= at and i >= 0:
+            vend = scan(text, i)[1]
+            found.append((i, vend))
             i = ws(text, vend).end()
-            if text[i] != ",":
-                return out
-            i = ws(text, i + 1).end()
-    out = []
-    if text[i] == "]":
-        return out
-    while True:
-        vend = scan(text, i)[1]
-        out.append((i, vend))
-        i = ws(text, vend).end()
-        if text[i] != ",":
-            return out
-        i = ws(text, i + 1).end()
+            i = ws(text, i + 1).end() if text[i] == "," else -1
+        self.next = i
+        return found[at] if at < len(found) else None
 
 
 def _spans_of(node: Any) -> list:

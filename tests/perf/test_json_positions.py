@@ -134,3 +134,18 @@ def test_names_and_values_repeated_across_files_are_one_string():
     qa, qb = a["QUEUE"]["Ethernet0|3"], b["QUEUE"]["Ethernet8|3"]
     assert qa["scheduler"].value is qb["scheduler"].value and qa["scheduler"].raw is qb["scheduler"].raw
     assert next(iter(qa)) is next(iter(qb)) and qa.keys_at["scheduler"].value is next(iter(qb))
+
+
+def test_a_container_is_read_only_as_far_as_the_spans_asked_for():
+    text = json.dumps({"QUEUE": {f"Ethernet{i}|3": {"scheduler": "DATA"} for i in range(300)}}, indent=1)
+    root = parse_json("q.json", text).root
+    queue = root["QUEUE"]
+    lazy = queue.span._doc
+    third = queue["Ethernet2|3"]["scheduler"]
+    assert (third.span.line, third.span.col) == (10, 17)
+    members = lazy._tables[queue.span.start]
+    assert len(members.found) == 3 and members.next > 0      # 297 entries not read
+    last = queue["Ethernet299|3"]
+    assert (last.span.line, last.span.col) == (900, 20) and members.next == -1
+    first = queue.keys_at["Ethernet0|3"]
+    assert (first.span.line, first.span.col) == (3, 3)         # already read: no scan
