@@ -144,7 +144,7 @@ def _run(args) -> int:
                    extend_select=parse_codes(args.extend_select) or None,
                    jobs=args.jobs, inline_suppressions=not args.no_inline_suppressions,
                    baseline=args.baseline, force_exclude=force_exclude, show_files=args.show_files,
-                   cache=_cached(args), cache_dir=getattr(args, "cache_dir", None))
+                   cache=_cached(args), cache_dir=_cache_dir(args))
     from netlint.safe_read import exists
 
     missing = [p for p in opts.paths if not exists(p)]
@@ -216,12 +216,24 @@ def _run(args) -> int:
 
 
 def _cached(args) -> bool:
-    """The cache serves plain checks; stdin and fixes (which re-lint edited text) run without it."""
+    """The cache serves plain checks; stdin and fixes (which re-lint edited text) run without it.
+    ``NETLINT_NO_CACHE`` set (and not 0/false/no) is ``--no-cache``: a CI job that does not keep the
+    folder would only pay for writing it (ruff's RUFF_NO_CACHE)."""
     from netlint.fix import cli as fixcli
 
     if getattr(args, "no_cache", False) or getattr(args, "stdin_filename", None) is not None:
         return False
+    if os.environ.get("NETLINT_NO_CACHE", "").strip().lower() not in ("", "0", "false", "no"):
+        return False
     return not fixcli.wanted(args)
+
+
+def _cache_dir(args) -> Path | None:
+    """``--cache-dir``, else ``NETLINT_CACHE_DIR``, else the configuration's (netlint/cache.py)."""
+    given = getattr(args, "cache_dir", None)
+    if given is None and os.environ.get("NETLINT_CACHE_DIR"):
+        given = Path(os.environ["NETLINT_CACHE_DIR"])
+    return given
 
 
 def _changed(args) -> list[Path] | None:

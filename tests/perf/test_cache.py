@@ -303,3 +303,13 @@ def test_a_pack_cut_short_keeps_the_entries_before_the_cut(examples: Path, capsy
     again = check(examples, capsys=capsys)
     assert again == first == plain
     assert 0 < len(loads) < len(first["files"])  # some came from the pack, the cut ones were read
+
+
+def test_environment_turns_the_cache_off_or_moves_it(examples: Path, capsys, monkeypatch, tmp_path: Path):
+    monkeypatch.setenv("NETLINT_NO_CACHE", "1")
+    plain = check(examples, capsys=capsys)
+    assert not (examples / ".netlint_cache").exists()
+    monkeypatch.setenv("NETLINT_NO_CACHE", "0")
+    monkeypatch.setenv("NETLINT_CACHE_DIR", str(tmp_path / "ci-cache"))
+    assert check(examples, capsys=capsys) == plain
+    assert (tmp_path / "ci-cache" / "CACHEDIR.TAG").is_file() and not (examples / ".netlint_cache").exists()
