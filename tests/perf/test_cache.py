@@ -313,3 +313,22 @@ def test_environment_turns_the_cache_off_or_moves_it(examples: Path, capsys, mon
     monkeypatch.setenv("NETLINT_CACHE_DIR", str(tmp_path / "ci-cache"))
     assert check(examples, capsys=capsys) == plain
     assert (tmp_path / "ci-cache" / "CACHEDIR.TAG").is_file() and not (examples / ".netlint_cache").exists()
+
+
+def test_inventory_and_configuration_edits(examples: Path, capsys, monkeypatch):
+    """An edited inventory is read again alone (loaders never see it; the join and the rules run again);
+    an edited configuration changes every key."""
+    check(examples, capsys=capsys)
+    inv = examples / "inventory.yaml"
+    text = inv.read_text().replace("nvlink_domain: 8 ", "nvlink_domain: 4 ")
+    inv.write_text(text.replace("mtu: 9100", "mtu: 4200"))
+    loads = _count_loads(monkeypatch)
+    edited = check(examples, capsys=capsys)
+    assert loads == ["inventory.yaml"]
+    assert edited == check(examples, "--no-cache", capsys=capsys)
+    cfg = examples / "netlint.yaml"
+    cfg.write_text(cfg.read_text() + "severity: {XC601: info, JOB430: warning}\n")
+    loads.clear()
+    configured = check(examples, capsys=capsys)
+    assert len(loads) == len(configured["files"]) + 1  # every file (and the configuration file itself)
+    assert configured == check(examples, "--no-cache", capsys=capsys) != edited
