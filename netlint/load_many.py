@@ -86,14 +86,10 @@ def load_many(cands: list[Candidate], workers: int, cache: "Cache | None",
                 out[i] = res
                 continue
         todo.append((i, cand, data, key))
-    if workers > 1 and len(todo) >= pool_threshold:
-        done = _in_pool(todo, workers)
-    else:
-        done = None
-    for n, (i, cand, data, key) in enumerate(todo):
-        if done is not None:
-            got = done[n]
-        else:
+    pooled = _pooled(todo, workers) if workers > 1 and len(todo) >= pool_threshold else None
+    for i, cand, data, key in todo:
+        got = next(pooled) if pooled is not None else None  # unpacked here while workers load the next
+        if got is None:
             got = _load_recorded(cand, data, None, cache is not None)
         out[i] = _keep(got, cand, data, key, cache)
     return out  # type: ignore[return-value]
@@ -161,7 +157,9 @@ def _worker(item: tuple[Candidate, bytes], bounds: tuple):
     return _load_recorded(cand, data, bounds, True)
 
 
-def _in_pool(todo: list, workers: int) -> list | None:
+def _pooled(todo: list, workers: int):
+    """What the workers send back, in order, as they finish; None for each file left when the pool
+    fails (a worker that died, a result that does not pickle): that file is loaded here."""
     from concurrent.futures import ProcessPoolExecutor
     from functools import partial
 
@@ -171,11 +169,16 @@ def _in_pool(todo: list, workers: int) -> list | None:
     load_loaders()  # import before forking so workers inherit the registry
     work = partial(_worker, bounds=(limits.current(), limits.root()))
     items = [(cand, data) for _, cand, data, _ in todo]
+    sent = 0
     try:
         with ProcessPoolExecutor(max_workers=workers) as pool:
-            return list(pool.map(work, items, chunksize=max(1, len(items) // (workers * 8))))
-    except Exception:  # a worker that died, a result that does not pickle: load here instead
-        return None
+            for got in pool.map(work, items, chunksize=max(1, len(items) // (workers * 16))):
+                sent += 1
+                yield got
+    except Exception:
+        pass
+    for _ in range(len(items) - sent):
+        yield None
 
 
 def _source(cand: Candidate, data: bytes):
