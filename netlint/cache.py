@@ -267,6 +267,9 @@ class Cache:
             return
         import time
 
+        index = self._index[0]
+        for rel in [rel for rel, got in index.items() if not os.path.lexists(got[0])]:
+            del index[rel]  # deleted or renamed: the index does not grow with them
         path = self.base / "stat.index"
         try:
             self._prepare()
