@@ -58,8 +58,15 @@ def load_loaders() -> dict[str, Loader]:
 
         import netlint.loaders as pkg
 
-        for info in pkgutil.walk_packages(pkg.__path__, pkg.__name__ + "."):
-            importlib.import_module(info.name)
+        modules = [info.name for info in pkgutil.walk_packages(pkg.__path__, pkg.__name__ + ".")]
+        for name in modules:
+            importlib.import_module(name)
+        # Module order, not import order: a loader imported early (a test, a one-file run) must not
+        # change which loader reads a shared file first, nor the generated registry.
+        rank = {name: i for i, name in enumerate(modules)}
+        ordered = sorted(REGISTRY.items(), key=lambda kv: rank.get(type(kv[1]).__module__, len(rank)))
+        REGISTRY.clear()
+        REGISTRY.update(ordered)
         _loaded.append(True)
     return REGISTRY
 

@@ -67,6 +67,8 @@ def test_python_environment_is_the_actions_own():
     cache = next(s for s in STEPS if s.get("uses", "").startswith("actions/cache@"))
     assert cache["with"]["path"] == install["env"]["PIP_CACHE_DIR"]
     assert cache["with"]["key"] == "${{ steps.cache-key.outputs.key }}"
+    # no step keeps .netlint_cache after the job: the lint step does not write it unless told
+    assert lint["env"]["NETLINT_NO_CACHE"] == "${{ env.NETLINT_NO_CACHE || '1' }}"
     script = (ROOT / ".github/action/install.sh").read_text(encoding="utf-8")
     assert '--constraint "$constraints"' in script and "--no-build-isolation" in script
 
@@ -82,6 +84,8 @@ def _env(step: dict, inputs: dict, runner_temp: Path) -> dict:
             return str(runner_temp)
         if expr == "github.action_path":
             return str(ROOT)
+        if expr == "env.NETLINT_NO_CACHE || '1'":
+            return os.environ.get("NETLINT_NO_CACHE") or "1"  # the job's own env, else the default
         if expr == "steps.python.outputs.python-path || 'python3'":
             return sys.executable  # what setup-python's python-path output names
         raise AssertionError(f"unexpected expression {expr}")
@@ -206,6 +210,7 @@ def test_lint_step_annotates_and_writes_sarif(tmp_path):
     assert r["rc"] == 1, r["log"]
     assert r["outputs"] == {"exit-code": "1", "sarif-file": "netlint.sarif"}
     assert r["argv"][:3] == ["check", "--sarif-file", "netlint.sarif"]
+    assert not list((tmp_path / "repo").rglob(".netlint_cache"))  # nothing would keep it after the job
     # paths relative to the repository (GITHUB_WORKSPACE), not to infra/netlint.yaml
     annotated = re.findall(r"^::error file=([^,]*),", r["log"], re.M)
     assert annotated and all(f.startswith("infra/") for f in annotated)

@@ -44,4 +44,4 @@ def test_example_env_shows_its_fault():
     f = hits[0]
     assert "NCCL_IB_TC=41 marks DSCP 10, but the inventory's RoCE class is DSCP 26" in f.message
     assert {r.span.file for r in f.related} == {"inventory.yaml", "switches/leaf01/config_db.json"}
-    assert f.fix.edits[0].replacement == "105" and not f.fix.safe
+    assert f.fix.edits[0].replacement == "106" and not f.fix.safe

@@ -332,3 +332,35 @@ def test_inventory_and_configuration_edits(examples: Path, capsys, monkeypatch):
     configured = check(examples, capsys=capsys)
     assert len(loads) == len(configured["files"]) + 1  # every file (and the configuration file itself)
     assert configured == check(examples, "--no-cache", capsys=capsys) != edited
+
+
+def test_an_entry_of_another_build_of_the_same_version_is_not_read(examples: Path, capsys, monkeypatch):
+    """An edited checkout keeps its version string: its entries hold objects pickled from other code
+    (a model without a field today's rules read), so the build is part of the key (netlint.cache.build_id)."""
+    import netlint.cache as cache
+
+    plain = check(examples, "--no-cache", capsys=capsys)
+    check(examples, capsys=capsys)
+    loads = _count_loads(monkeypatch)
+    assert check(examples, capsys=capsys) == plain and loads == []  # warm: read from the cache
+    monkeypatch.setattr(cache, "_BUILD_ID", "another-build")
+    assert check(examples, capsys=capsys) == plain and loads  # every file read again
+
+
+def test_build_id_follows_the_package_files(tmp_path: Path):
+    import netlint.cache as cache
+
+    assert cache.build_id() == cache.build_id() == cache.tree_digest(Path(cache.__file__).resolve().parent)
+    (tmp_path / "rules").mkdir()
+    (tmp_path / "rules" / "a.py").write_text("x = 1\n")
+    (tmp_path / "pack.yaml").write_text("rules: []\n")
+    (tmp_path / "notes.txt").write_text("not code\n")
+    first = cache.tree_digest(tmp_path)
+    (tmp_path / "notes.txt").write_text("still not code\n")
+    assert cache.tree_digest(tmp_path) == first
+    (tmp_path / "rules" / "a.py").write_text("x = 22\n")  # another size
+    assert cache.tree_digest(tmp_path) != first
+    second = cache.tree_digest(tmp_path)
+    st = (tmp_path / "pack.yaml").stat()
+    os.utime(tmp_path / "pack.yaml", ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))  # same size, touched
+    assert cache.tree_digest(tmp_path) != second

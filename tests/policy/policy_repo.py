@@ -29,8 +29,8 @@ rules:
 """
 
 
-def repo(tmp_path, policy=POLICY, extra=None):
+def repo(tmp_path, policy=POLICY, extra=None, select=("ORG", "NL0")):
     files = {"inventory.yaml": INVENTORY, "leaf02.yaml": SWITCH, "org.yaml": policy,
              "netlint.yaml": "policies: [org.yaml]\n"}
     files.update(extra or {})
-    return lint_repo(tmp_path, files, select=["ORG", "NL0"])
+    return lint_repo(tmp_path, files, select=list(select))
