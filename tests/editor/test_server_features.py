@@ -25,7 +25,7 @@ UTF16 = PositionCodec(t.PositionEncodingKind.Utf16)
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    shutil.copytree(EXAMPLES, tmp_path / "repo")
+    shutil.copytree(EXAMPLES, tmp_path / "repo", ignore=shutil.ignore_patterns(".netlint_cache"))
     return tmp_path / "repo"
 
 

@@ -22,7 +22,7 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    shutil.copytree(EXAMPLES, tmp_path / "repo")
+    shutil.copytree(EXAMPLES, tmp_path / "repo", ignore=shutil.ignore_patterns(".netlint_cache"))
     return tmp_path / "repo"
 
 

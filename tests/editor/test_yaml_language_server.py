@@ -43,7 +43,7 @@ SETTINGS = {"yaml": {"validate": True, "schemas": {
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    shutil.copytree(EXAMPLES, tmp_path / "repo")
+    shutil.copytree(EXAMPLES, tmp_path / "repo", ignore=shutil.ignore_patterns(".netlint_cache"))
     return tmp_path / "repo"
 
 

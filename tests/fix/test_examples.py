@@ -16,7 +16,7 @@ def snapshot(root: Path) -> dict[str, bytes]:
 
 def test_fix_twice_changes_nothing_the_second_time(tmp_path, capsys):
     repo = tmp_path / "examples"
-    shutil.copytree(EXAMPLES, repo)
+    shutil.copytree(EXAMPLES, repo, ignore=shutil.ignore_patterns(".netlint_cache"))
     original = snapshot(repo)
     main(["check", "--fix", "--unsafe-fixes", "--jobs", "1", str(repo)])
     first = capsys.readouterr().out
@@ -33,7 +33,7 @@ def test_diff_on_examples_writes_nothing(tmp_path, capsys):
     import os
 
     repo = tmp_path / "examples"
-    shutil.copytree(EXAMPLES, repo)
+    shutil.copytree(EXAMPLES, repo, ignore=shutil.ignore_patterns(".netlint_cache"))
     stats = {p: (p.read_bytes(), os.stat(p).st_mtime_ns) for p in repo.rglob("*") if p.is_file()}
     main(["check", "--diff", "--unsafe-fixes", "--jobs", "1", str(repo)])
     capsys.readouterr()

@@ -61,7 +61,7 @@ def codes(found: list[dict], *, suppressed: bool = False) -> list[str]:
 
 
 def copy_examples(dest: Path) -> Path:
-    shutil.copytree(EXAMPLES, dest, dirs_exist_ok=True)
+    shutil.copytree(EXAMPLES, dest, dirs_exist_ok=True, ignore=shutil.ignore_patterns(".netlint_cache"))
     return dest
 
 

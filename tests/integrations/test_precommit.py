@@ -72,7 +72,7 @@ def pre_commit_home(tmp_path_factory):
 def target(tmp_path):
     """A git repo built from examples/ plus a faulty env file of our own."""
     repo = tmp_path / "infra"
-    shutil.copytree(EXAMPLES, repo)
+    shutil.copytree(EXAMPLES, repo, ignore=shutil.ignore_patterns(".netlint_cache"))
     (repo / "nccl").mkdir(exist_ok=True)
     (repo / "nccl" / "lab.env").write_text(FAULTY_ENV)
     (repo / "README.md").write_text("# infra repo\n")

@@ -8,7 +8,7 @@ from policy_repo import INVENTORY, SWITCH
 def test_builtin_pack_on_the_examples(tmp_path):
     import shutil
 
-    shutil.copytree(ROOT / "examples", tmp_path / "ex")
+    shutil.copytree(ROOT / "examples", tmp_path / "ex", ignore=shutil.ignore_patterns(".netlint_cache"))
     (tmp_path / "ex" / "netlint.yaml").write_text("inventory: inventory.yaml\npolicies: [production, nvidia-roce]\n")
     from conftest import run_lint
 
