@@ -21,7 +21,14 @@ def run(args) -> int:
         if policy is not None:  # a policy the config enables (pack or file)
             print(docs_text(policy))
             return 0
-        sys.stderr.write(f"netlint: unknown rule code {args.code!r} (see `netlint rules`)\n")
+        from netlint.codes import suggestion
+        from netlint.rules.base import load_rules
+
+        known = (*load_rules(), *(p["code"] for p in _policies(enabled)))
+        hint = suggestion(args.code, known)
+        # `rule` takes a whole code: a family (QOS for QSO) is no answer here
+        tail = f"; did you mean '{hint}'?" if hint in known else " (see `netlint rules`)"
+        sys.stderr.write(f"netlint: unknown rule code {args.code!r}{tail}\n")
         return 2
     print(f"# {rule.code} {rule.name}\n")
     print(f"Default severity: {rule.severity}. {rule.summary}.\n")

@@ -113,3 +113,18 @@ def test_a_missing_policy_file_is_said_beside_its_unknown_codes(tmp_path, capsys
     assert rc == 2 and len(lines) == 2
     assert "NL030 policy 'org.yaml' not found" in lines[0]
     assert lines[1].endswith("NL008 unknown rule code 'ORG001' in ignore (see `netlint rules`)")
+
+
+@pytest.mark.parametrize("code, says", [
+    ("QOS1O1", "unknown rule code 'QOS1O1'; did you mean 'QOS101'?"),
+    ("nccl3o5", "unknown rule code 'nccl3o5'; did you mean 'NCCL305'?"),
+    ("QSO", "unknown rule code 'QSO' (see `netlint rules`)"),  # `rule` explains a code, not a family
+])
+def test_rule_command_names_the_nearest_code(tmp_path, capsys, monkeypatch, code, says):
+    from netlint.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    assert main(["rule", code]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err == f"netlint: {says}\n"
