@@ -103,11 +103,12 @@ def _load_file(cand: Candidate, data: bytes | None = None) -> FileResult:
                                            f"internal:{loader.name}")]
         models.extend(got_models)
         findings.extend(got_findings)
-    if not claimed and src.bound_error is not None:  # a loader sniffed it, a limit stopped the parse
+    broken = src.bound_error or src.sniffed_error  # a limit stopped the parse, or a loader knew the text
+    if not claimed and broken is not None:
         from netlint.loaders.base import parse_finding
 
         claimed = True
-        findings.append(parse_finding("YAML", src.bound_error))
+        findings.append(parse_finding("YAML", broken))
     elif not claimed and cand.explicit:
         findings.extend(_unrecognised(src))
     if any(f.code == "NL003" for f in findings):  # a template (sed/envsubst/Helm placeholders) is no config

@@ -262,11 +262,22 @@ def parse_yaml(file: str, text: str) -> list[Document]:
             for i, r in enumerate(roots)]
 
 
+# libyaml's nesting limit ("Limit depth of nesting by default", yaml/libyaml, 2024: 1000 unless
+# yaml_set_max_nest_level says otherwise) and the start of the error it raises.
+READER_MAX_DEPTH = 1000
+READER_DEPTH_ERROR = "exceeded maximum nesting depth"
+
+
 def _run(b: _Builder, file: str, text: str) -> list[Any]:
     try:
         return b.documents(text)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
+        if exc.problem and exc.problem.startswith(READER_DEPTH_ERROR) and mark is not None:
+            # libyaml's own bound (1,000 levels since 0.2.6; PyYAML 6.0.4 wheels): its scanner reads
+            # flow brackets ahead of the events this builder counts, so it stops first, further on
+            raise b.bound(f"nested deeper than {min(b.max_depth, READER_MAX_DEPTH):,} levels", mark,
+                          "max_depth") from None
         msg = exc.problem or str(exc)
         if exc.context:
             msg = f"{msg} ({exc.context})"

@@ -62,6 +62,9 @@ class SourceFile:
     # A parse stopped by one of netlint's limits (not by the syntax), kept so that a file whose loaders
     # gave up on it while sniffing still gets its located NL003 (an alias bomb, 10,000 nested lists).
     bound_error: ParseError | None = None
+    # A syntax error in a file whose text a loader had already recognised as its own (it names NCCL
+    # variables beside `env:`): not claimed, but reported, never passed over in silence.
+    sniffed_error: ParseError | None = None
 
     @cached_property
     def yaml_docs(self) -> list[Document]:

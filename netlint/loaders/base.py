@@ -78,6 +78,19 @@ def is_finding(item: Any) -> bool:
     return isinstance(item, Finding)
 
 
+def sniffed_yaml(src: SourceFile) -> list | None:
+    """The YAML documents of a file whose text already looks like the caller's format, or None when
+    they do not parse; the error is kept (``SourceFile.sniffed_error``) so that the file gets its
+    NL003 instead of "not recognised"."""
+    from netlint.located import ParseError
+
+    try:
+        return src.yaml_docs
+    except ParseError as exc:
+        src.sniffed_error = exc
+        return None
+
+
 def parsed_yaml(src: SourceFile) -> tuple[list, list[Finding]]:
     """The YAML documents of ``src`` plus NL findings (parse error NL003, duplicate keys NL009)."""
     from netlint.located import ParseError

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from typing import Any, Iterator
 
-from netlint.loaders.base import Loader
+from netlint.loaders.base import Loader, sniffed_yaml
 from netlint.source import SourceFile
 
 _INTERP = re.compile(r"\$(?:\{[^}]*\}|[A-Za-z_][A-Za-z0-9_]*)")
@@ -38,9 +38,8 @@ class ComposeEnvLoader(Loader):
         text = src.text
         if "services" not in text or "environment" not in text or not mentions_nccl(text):
             return False
-        try:
-            docs = src.yaml_docs
-        except Exception:
+        docs = sniffed_yaml(src)
+        if docs is None:
             return False
         return any(True for d in docs for _ in _services(d.root))
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 from typing import Any, Iterator
 
-from netlint.loaders.base import Loader
+from netlint.loaders.base import Loader, sniffed_yaml
 from netlint.source import SourceFile
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -46,9 +46,8 @@ class HelmValuesLoader(Loader):
 
         if not mentions_nccl(src.text) or is_helm_template(src):
             return False
-        try:
-            docs = src.yaml_docs
-        except Exception:
+        docs = sniffed_yaml(src)
+        if docs is None:
             return False
         return any(True for d in docs if _is_values(d.root) for _ in _blocks(d.root, ()))
 

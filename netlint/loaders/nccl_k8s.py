@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from typing import Any, Iterator
 
-from netlint.loaders.base import Loader
+from netlint.loaders.base import Loader, sniffed_yaml
 from netlint.source import SourceFile
 
 _K8S_REF = re.compile(r"\$\(([A-Za-z_][A-Za-z0-9_]*)\)")
@@ -46,9 +46,8 @@ class K8sEnvLoader(Loader):
         if not mentions_nccl(text) or not ("env:" in text or "command:" in text or "args:" in text
                                            or "ConfigMap" in text) or is_helm_template(src):
             return False
-        try:
-            docs = src.yaml_docs
-        except Exception:
+        docs = sniffed_yaml(src)
+        if docs is None:
             return False
         return any(_ours(d.root) for d in docs)
 

@@ -12,6 +12,21 @@ from pathlib import Path
 GUARD = 300  # seconds
 
 
+def reader_limits_nesting() -> bool:
+    """Whether the installed libyaml stops at its own nesting limit (1,000 levels, in the PyYAML 6.0.4
+    wheels): its scanner reads flow brackets ahead, so it stops before netlint's max-depth counts them
+    and the finding is at the reader's position, further on the line."""
+    import yaml
+
+    try:
+        yaml.compose("[" * 1100 + "]" * 1100, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except yaml.YAMLError as exc:
+        return "exceeded maximum nesting depth" in str(exc)
+    except RecursionError:
+        return False
+    return False
+
+
 def run(cwd: Path, *args: str, driver: str | None = None) -> subprocess.CompletedProcess:
     """``netlint check ARGS`` (or ``python -c DRIVER ARGS`` when a test patches netlint first)."""
     cmd = [sys.executable, "-c", driver, *args] if driver else [sys.executable, "-m", "netlint", "check", *args]
