@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 MB = 1 << 20
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "hostile"))
 
 
 def sonic(size: int) -> str:
@@ -45,17 +46,6 @@ def k8s(size: int) -> str:
     item = "    - name: NCCL_IB_HCA\n      value: mlx5_0\n"
     head = "apiVersion: v1\nkind: Pod\nmetadata: {name: big}\nspec:\n  containers:\n  - name: c\n    image: i\n    env:\n"
     return head + item * (size // len(item))
-
-
-def bomb() -> str:
-    lines = ["apiVersion: v1", "kind: Pod", "metadata: {name: bomb}", "x:",
-             "  a: &a [{name: NCCL_DEBUG, value: WARN}, {name: NCCL_IB_HCA, value: mlx5}]"]
-    prev = "a"
-    for name in "bcdefghi":
-        lines.append(f"  {name}: &{name} [{', '.join(['*' + prev] * 9)}]")
-        prev = name
-    lines += ["spec:", "  containers:", "  - name: c", "    image: i", "    env: *i"]
-    return "\n".join(lines) + "\n"
 
 
 def run(argv: list[str], cwd: Path) -> tuple[float, float, float, str, int]:
@@ -98,7 +88,9 @@ def main() -> None:
                 print(f"{name + f' {real:.0f} MB, ' + label:34} {wall:7.2f} {cpu:7.2f} {rss:7.0f}  {code:4d}  {codes}")
         case = root / "bomb"
         case.mkdir()
-        (case / "pod.yaml").write_text(bomb())
+        from hostile_tools import alias_bomb  # the manifest tests/hostile checks
+
+        (case / "pod.yaml").write_text(alias_bomb())
         wall, cpu, rss, codes, code = run(exe + ["check", ".", "--format", "json", "--no-cache"], case)
         print(f"{'alias bomb pod.yaml (600 B)':34} {wall:7.2f} {cpu:7.2f} {rss:7.0f}  {code:4d}  {codes}")
 

@@ -102,3 +102,9 @@ def test_exit_codes_clean_findings_and_exit_zero(tmp_path):
     assert main(["check", str(tmp_path), "-q"]) == 1
     assert main(["check", str(tmp_path), "-q", "--exit-zero"]) == 0
     assert main(["check", str(tmp_path), "-q", "--ignore", "NL004"]) == 0
+
+
+@pytest.mark.parametrize("command", [["model"], ["path"], ["policy", "view", "$.switches"]])
+def test_model_commands_name_a_missing_path(tmp_path, command):
+    rc, out, err = _cli(*command, str(tmp_path / "missing"))
+    assert rc == 2 and out == "" and err == f"netlint: error: no such file or directory: {tmp_path / 'missing'}\n"

@@ -42,17 +42,14 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from netlint.engine import Options, lint
+    from netlint.commands.workspace_run import workspace_report
     from netlint.fabric.model import analyze
     from netlint.fabric.step import DEFAULT_BUDGET
     from netlint.models.job import training_jobs
 
-    paths = args.paths or [Path(".")]
-    missing = [p for p in paths if not p.exists()]
-    if missing:
-        sys.stderr.write(f"netlint: error: no such file or directory: {missing[0]}\n")
+    report = workspace_report(args)
+    if report is None:
         return 2
-    report = lint(Options(paths=paths, config_file=args.config, inventory=args.inventory, select=["NL"]))
     ws = report.workspace
     mfu = args.mfu or ws.config.settings.mfu
     budget = float(ws.config.rule_options("FAB504").get("budget", DEFAULT_BUDGET))

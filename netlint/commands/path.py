@@ -28,15 +28,12 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from netlint.engine import Options, lint
+    from netlint.commands.workspace_run import workspace_report
     from netlint.nic.path import chains
 
-    paths = args.paths or [Path(".")]
-    missing = [p for p in paths if not p.exists()]
-    if missing:
-        sys.stderr.write(f"netlint: error: no such file or directory: {missing[0]}\n")
+    report = workspace_report(args)
+    if report is None:
         return 2
-    report = lint(Options(paths=paths, config_file=args.config, inventory=args.inventory, select=["NL"]))
     found = chains(report.workspace)
     _show_files(found, report.workspace)
     if args.format == "json":

@@ -37,15 +37,12 @@ def run(args) -> int:
     except UnknownField as exc:  # a path the view cannot have: say so rather than print nothing
         sys.stderr.write(f"netlint: error: JSONPath {args.query!r}: {exc}\n")
         return 2
-    paths = args.paths or [Path(".")]
-    missing = [p for p in paths if not p.exists()]
-    if missing:
-        sys.stderr.write(f"netlint: error: no such file or directory: {missing[0]}\n")
-        return 2
-    from netlint.engine import Options, lint
+    from netlint.commands.workspace_run import workspace_report
     from netlint.policy.view import View
 
-    report = lint(Options(paths=paths, config_file=args.config, inventory=args.inventory, select=["NL"]))
+    report = workspace_report(args)
+    if report is None:
+        return 2
     view = View()
     data = view.build(report.workspace)
     from netlint.display import namer

@@ -12,6 +12,18 @@ from pathlib import Path
 GUARD = 300  # seconds
 
 
+def alias_bomb() -> str:
+    """A 'billion laughs' Kubernetes manifest: eight levels of nine aliases each, about 600 bytes."""
+    lines = ["apiVersion: v1", "kind: Pod", "metadata: {name: bomb}", "x:",
+             "  a: &a [{name: NCCL_DEBUG, value: WARN}, {name: NCCL_IB_HCA, value: mlx5}]"]
+    prev = "a"
+    for name in "bcdefghi":
+        lines.append(f"  {name}: &{name} [{', '.join(['*' + prev] * 9)}]")
+        prev = name
+    lines += ["spec:", "  containers:", "  - name: c", "    image: i", "    env: *i"]
+    return "\n".join(lines) + "\n"
+
+
 def reader_limits_nesting() -> bool:
     """Whether the installed libyaml stops at its own nesting limit (1,000 levels, in the PyYAML 6.0.4
     wheels): its scanner reads flow brackets ahead, so it stops before netlint's max-depth counts them

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from hostile_tools import at, hits, reader_limits_nesting, report, shown
+from hostile_tools import alias_bomb, at, hits, reader_limits_nesting, report, shown
 
 BIG = "9" * 5000  # past Python's int-string limit of 4,300 digits
 INVENTORY = """\
@@ -30,18 +30,6 @@ ports:
 LAUNCH = "torchrun --nproc_per_node 8 --nnodes 2 pretrain_gpt.py --tensor-model-parallel-size 2 "
 SONIC = '{"PORT": {"Ethernet0": {"speed": "%s", "mtu": "9100"}}, "PORT_QOS_MAP": {"Ethernet0": {"pfc_enable": "3"}}}'
 NEMO = "trainer: {devices: 8, num_nodes: 2}\nmodel: {tensor_model_parallel_size: 2, %s}\n"
-
-
-def _bomb() -> str:
-    """A 'billion laughs' Kubernetes manifest: eight levels of nine aliases each, about 600 bytes."""
-    lines = ["apiVersion: v1", "kind: Pod", "metadata: {name: bomb}", "x:",
-             "  a: &a [{name: NCCL_DEBUG, value: WARN}, {name: NCCL_IB_HCA, value: mlx5}]"]
-    prev = "a"
-    for name in "bcdefghi":
-        lines.append(f"  {name}: &{name} [{', '.join(['*' + prev] * 9)}]")
-        prev = name
-    lines += ["spec:", "  containers:", "  - name: c", "    image: i", "    env: *i"]
-    return "\n".join(lines) + "\n"
 
 
 # name: (files, code, (file, line, column) or None when silence is the answer, words in the message)
@@ -72,7 +60,7 @@ CASES = {
                       "nested deeper than 100 levels"),
     "deep-toml": ({"train.toml": "[parallelism]\ntensor_parallel_degree = 2\nx = " + "[" * 10000 + "]" * 10000 + "\n"},
                   "NL003", ("train.toml", 3, 105), "nested deeper than 100 levels"),
-    "alias-bomb": ({"pod.yaml": _bomb()}, "NL003", ("pod.yaml", 10, 10), "aliases reach more than 100,000 nodes"),
+    "alias-bomb": ({"pod.yaml": alias_bomb()}, "NL003", ("pod.yaml", 10, 10), "aliases reach more than 100,000 nodes"),
     "speed-1e999": ({"leaf.yaml": NATIVE.replace("SPEED", "1e999G")}, "NL005", ("leaf.yaml", 6, 30),
                     "cannot read port speed '1e999G'"),
     "float-1e999-json": ({"ds_config.json": '{"train_batch_size": 1e999, "train_micro_batch_size_per_gpu": 1}'},
