@@ -42,7 +42,7 @@ FINDINGS = {
     ("JOB432", "deepspeedexamples/zero3/ds_zero_stage_3_config.json", 10),
     ("NL012", "deepspeedexamples/zero3/ds_pretrain_gpt2-zero3.sh", 103),
     *(("NL003", "megatron-lm/sc21/CONFIG.sh", n) for n in (5, 6, 10, 17, 21, 22, 23)),
-    ("JOB401", "megatron-lm/sc21/CONFIG.sh", 37), ("JOB401", "megatron-lm/sc21/run_figure_13.sh", 27),
+    ("JOB401", "megatron-lm/sc21/run_figure_13.sh", 27),  # info: with CONFIG.sh:37's --DDP-impl as related
     ("JOB413", "megatron-lm/sc21/SRUN.sh", 17), ("NL012", "megatron-lm/sc21/SRUN.sh", 11),
     ("JOB409", "megatron-lm/train_gpt3_175b_distributed.sh", 39),
     ("JOB419", "megatron-lm/train_gpt3_175b_distributed.sh", 40),

@@ -30,8 +30,12 @@ class UnknownMegatronFlag(Rule):
     **Good**: ``pretrain_gpt.py --tensor-model-parallel-size 8``; ``examples/multimodal/train.py
     --vision-model-type internvit``
 
-    **Fix**: the did-you-mean spelling among the script's own flags, when there is a close one
-    (unsafe: a different flag may change the run). None for a flag that another entry point's
+    **Fix**: the did-you-mean spelling among the script's own flags, when the flag reads as a slip of
+    it — a letter or two away, the flag cut short at a dash, or its words in another order (unsafe: a
+    different flag may change the run). A flag that is no slip of a known one may be defined by a fork
+    (bigcode-project/Megatron-LM@7c325cd3 ``megatron/arguments.py`` adds ``--attention-head-type``,
+    ``--tokenizer-file``) or by another release, and netlint cannot see which Megatron-LM the job runs:
+    those are listed once per job, as info, with no rename. None for a flag that another entry point's
     provider defines (the script, not the flag, may be what is wrong). A script netlint does not know
     (a custom ``train.py``, an old fork's ``pretrain_gpt2.py``) may add any flag through its own
     ``extra_args_provider``: its flags outside the core parser are listed once, as info, and no
@@ -55,7 +59,7 @@ class UnknownMegatronFlag(Rule):
                 yield from self._unknown_entry(ws, job)
                 continue
             parser = megatron.parser_of(entry)
-            seen = set()
+            seen, unexplained = set(), []
             for a in job.arg_list:
                 name = a.name
                 if not isinstance(name, str) or not name.startswith("--") or name in seen:
@@ -67,7 +71,13 @@ class UnknownMegatronFlag(Rule):
                         yield self._optional(job, a, entry, parser[name][0], needs)
                     continue
                 if entry.strict:
-                    yield self._unknown(ws, job, a, entry, parser)
+                    found = self._unknown(ws, job, a, entry, parser)
+                    if found is None:
+                        unexplained.append(a)
+                    else:
+                        yield found
+            if unexplained:
+                yield self._unexplained(job, entry, unexplained)
 
     def _optional(self, job, a, entry, opt, needs):
         msg = (f"{a.name} exists only when {needs} is installed: {entry.path} adds it through "
@@ -93,14 +103,28 @@ class UnknownMegatronFlag(Rule):
             msg += f" (it is an argument of {shown})"
             return self.finding(msg, a.flag.span, key=key(job, name), related=origin(a.flag))
         hint = megatron.suggest(name, [f for f, (_, needs) in parser.items() if f.startswith("--")])
+        if hint is None or not megatron.is_misspelling(name, hint):
+            return None  # no slip of a known flag: a fork's or another release's own (_unexplained)
+        msg += f"; did you mean {hint}?"
         fix = None
-        if hint:
-            msg += f"; did you mean {hint}?"
-            span = a.flag.span
-            text = ws.text(span.file)
-            if text is not None and text[span.start:span.end] == name:
-                fix = Fix(f"rename to {hint}", (replace_span(span, hint, text),), safe=False)
+        span = a.flag.span
+        text = ws.text(span.file)
+        if text is not None and text[span.start:span.end] == name:
+            fix = Fix(f"rename to {hint}", (replace_span(span, hint, text),), safe=False)
         return self.finding(msg, a.flag.span, key=key(job, name), fix=fix, related=origin(a.flag))
+
+    def _unexplained(self, job, entry, flags):
+        """Flags that are no slip of a known one: a fork (bigcode-project/Megatron-LM adds
+        ``--attention-head-type``) or another release may define them, and netlint cannot see which
+        Megatron-LM the job runs: one info, no rename."""
+        from netlint.findings import Related
+
+        names = ", ".join(a.name for a in flags[:6]) + (f" and {len(flags) - 6} more" if len(flags) > 6 else "")
+        msg = (f"{entry.path} of Megatron-LM@{megatron.COMMIT} does not define {names}: unless the job runs "
+               f"a fork or a release that does, the launch stops with 'unrecognized arguments'")
+        related = [Related(a.flag.span, a.name) for a in flags[1:] if a.flag.span.line > 0]
+        return self.finding(msg, flags[0].flag.span, key=key(job, "unexplained-flags"), severity=Severity.INFO,
+                            related=related + origin(flags[0].flag))
 
     def _unknown_entry(self, ws, job):
         """A script netlint does not know may define any flag: one info naming the flags that need it."""

@@ -90,6 +90,41 @@ def test_kitchen_flag_is_a_warning(tmp_path):
     assert f.severity == Severity.WARNING and "Kitchen" in f.message
 
 
+def test_a_forks_flags_are_one_info_without_a_rename(tmp_path):
+    # bigcode-project/Megatron-LM@7c325cd3 megatron/arguments.py defines both for its pretrain_gpt.py;
+    # neither is a slip of an NVIDIA flag (the nearest, --num-attention-heads / --tokenizer-type, would
+    # break the launch), and netlint cannot see which Megatron-LM the job runs
+    line = launch("pretrain_gpt.py", "--attention-head-type multiquery --tokenizer-file t.json")
+    f = only(lint_repo(tmp_path, {"t.sh": ENV + line}), "JOB401")
+    assert at(f) == (2, col(line, "--attention-head-type")) and f.severity == Severity.INFO and f.fix is None
+    assert "does not define --attention-head-type, --tokenizer-file" in f.message and "fork" in f.message
+    assert [r.span.col for r in f.related] == [col(line, "--tokenizer-file")]
+
+
+@pytest.mark.parametrize("typo, meant", [
+    ("--tensor-model-paralel-size", "--tensor-model-parallel-size"),  # a letter dropped
+    ("--tensor-model-parallel", "--tensor-model-parallel-size"),      # cut short: no abbreviations
+    ("--global-batch-sizes", "--global-batch-size"),                  # a letter added
+])
+def test_a_slip_of_a_known_flag_is_an_error_with_a_rename(tmp_path, typo, meant):
+    line = launch("pretrain_gpt.py", f"{typo} 2")
+    f = only(lint_repo(tmp_path, {"t.sh": ENV + line}), "JOB401")
+    assert at(f) == (2, col(line, typo)) and f.severity == Severity.ERROR
+    assert f.fix.edits[0].replacement == meant and not f.fix.safe
+
+
+@pytest.mark.parametrize("flag, known, slip", [
+    ("--freeze-Vit", "--freeze-ViT", True),
+    ("--lr-decay-iter", "--lr-decay-iters", True),
+    ("--attention-head-type", "--num-attention-heads", False),
+    ("--tokenizer-file", "--tokenizer-type", False),
+    ("--wandb-project-name", "--wandb-project", False),  # longer: a flag of its own, not a cut
+    ("--parallel-tensor-model-size", "--tensor-model-parallel-size", True),  # words in another order
+])
+def test_is_misspelling(flag, known, slip):
+    assert megatron.is_misspelling(flag, known) is slip
+
+
 @pytest.mark.parametrize("entry", ["train.py", "pretrain_gpt2.py", "$SCRIPT"])
 def test_unknown_entry_is_one_info_without_fix(tmp_path, entry):
     line = launch(entry, "--my-own-flag 3 --tensor-model-parallel 2")
@@ -148,7 +183,8 @@ def test_unknown_words_never_cause_a_finding(tmp_path):
 def test_values_of_an_unknown_flag_are_job401s(tmp_path):
     line = launch("pretrain_gpt.py", "--no-such-flag a b")
     report = lint_repo(tmp_path, {"t.sh": ENV + line})
-    assert at(only(report, "JOB401")) == (2, col(line, "--no-such-flag"))
+    f = only(report, "JOB401")
+    assert at(f) == (2, col(line, "--no-such-flag")) and f.severity == Severity.INFO
     assert not codes(report, "JOB419")
 
 
