@@ -111,9 +111,11 @@ def deferred_span(span: Any) -> tuple | None:
     if _stripping is None:
         return None
     doc = span._doc
-    _Later, _LazyJson = _kinds or _load_kinds()
+    _Later, _LazyJson, _Computed = _kinds or _load_kinds()
     if type(doc) is _Later and type(doc.compute) is functools.partial:  # a span inside a token (qos/units.py)
         return (_later_span, (span.file, doc.compute))
+    if type(doc) is _Computed:  # (netlint.qos.units.inner_span): computed on unpacking when read
+        return (_computed_span, (doc, span.file, span._line, span._col, span._end_line))
     if type(doc) is not _LazyJson or doc.file != _stripping[0]:
         return None
     if not getattr(doc, "whole", True):  # located on its own from its parent's span and its key in it
@@ -134,15 +136,15 @@ def deferred_span(span: Any) -> tuple | None:
     return (_packed_span, (known[2], where[0], where[1]))
 
 
-_kinds: tuple[type, type] | None = None
+_kinds: tuple[type, type, type] | None = None
 
 
-def _load_kinds() -> tuple[type, type]:
+def _load_kinds() -> tuple[type, type, type]:
     global _kinds
-    from netlint.located import _Later
+    from netlint.located import Computed, _Later
     from netlint.parsing import _LazyJson
 
-    _kinds = (_Later, _LazyJson)
+    _kinds = (_Later, _LazyJson, Computed)
     return _kinds
 
 
@@ -238,6 +240,10 @@ def _later_span(file: str, compute: Any) -> Any:
     from netlint.located import Span
 
     return Span.later(file, compute)
+
+
+def _computed_span(doc: Any, file: str, a: Any, b: Any, c: Any) -> Any:
+    return doc.span(file, a, b, c)
 
 
 def _packed_span(doc: PackedJson, path: tuple, is_key: bool) -> Any:

@@ -6,7 +6,7 @@ import re
 from functools import lru_cache
 from typing import Any
 
-from netlint.located import Scalar, Span
+from netlint.located import Computed, Scalar, Span
 
 _SPEED = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([GgMmTt]?)(?:b(?:ps|/s)?|bE|BE|E)?\s*$")
 
@@ -54,11 +54,8 @@ def inner_span(token: Scalar, offset: int, length: int) -> Span:
     position is deferred (JSON positions are computed on first use), so is this one.
     """
     sp = token.span
-    later = getattr(Span, "later", None)
-    if later is not None and getattr(sp, "deferred_now", False):
-        from functools import partial
-
-        return later(sp.file, partial(_inner_now, token, offset, length))  # packs unresolved (netlint/packing.py)
+    if getattr(sp, "deferred_now", False):
+        return _INNER.span(sp.file, token, offset, length)  # packs unresolved (netlint/packing.py)
     return _inner_now(token, offset, length)
 
 
@@ -70,6 +67,9 @@ def _inner_now(token: Scalar, offset: int, length: int) -> Span:
     start = sp.start + shift + offset
     col = sp.col + shift + offset
     return Span(sp.file, sp.line, col, sp.line, col + length, start, start + length)
+
+
+_INNER = Computed(_inner_now)
 
 
 def _is_count(text: str) -> bool:
