@@ -220,6 +220,10 @@ _KV = re.compile(r"^\s*([A-Za-z0-9_\-]+)\s*=\s*(\"[^\"]*\"|'[^']*'|[^#\s][^#]*?)
 
 def toml_scalars(file: str, text: str) -> dict[str, Scalar]:
     """``section.key`` → Scalar (value from tomllib, span from a line scan of simple ``k = v`` lines)."""
+    return _toml(file, text)[1]
+
+
+def _toml(file: str, text: str) -> tuple[dict, dict[str, Scalar]]:
     from netlint.parsing_toml import parse_toml
 
     data = parse_toml(file, text)  # ParseError past netlint's limits or TOML's 64-bit integers
@@ -242,39 +246,50 @@ def toml_scalars(file: str, text: str) -> dict[str, Scalar]:
                     a = pos + kv.start(2)
                     out[key] = Scalar(node, ft.span(a, pos + kv.end(2)), kv.group(2))
         pos += len(line)
-    return out
-
-
-# torchtitan JobConfig keys → fields, with torchtitan's defaults (config/job_config.py at
-# pytorch/torchtitan@238fa99 L253-261, L313-464); data_parallel_shard_degree -1 = what is left.
-TORCHTITAN_KEYS = (
-    ("tp", "parallelism.tensor_parallel_degree", 1), ("pp", "parallelism.pipeline_parallel_degree", 1),
-    ("cp", "parallelism.context_parallel_degree", 1), ("ep", "parallelism.expert_parallel_degree", 1),
-    ("etp", "parallelism.expert_tensor_parallel_degree", 1),
-    ("dp_replicate", "parallelism.data_parallel_replicate_degree", 1),
-    ("dp_shard", "parallelism.data_parallel_shard_degree", -1),
-    ("micro_batch", "training.local_batch_size", 8), ("global_batch", "training.global_batch_size", -1),
-    ("seq_len", "training.seq_len", 2048),
-)
+    return data, out
 
 
 def torchtitan_job(file: str, text: str, world: Scalar | None = None,
-                   overrides: dict[str, Scalar] | None = None) -> TrainingJob:
+                   overrides: dict[str, Scalar] | None = None,
+                   unread: list | None = None) -> TrainingJob:
     """A torchtitan TOML job config; ``world`` and the command-line ``overrides`` (``--section.key``
-    words, which torchtitan's tyro CLI applies over the file) come from a launch in the repository
-    (:mod:`netlint.jobs.linked`)."""
-    vals = toml_scalars(file, text)
-    vals.update(overrides or {})
+    words, which torchtitan's CLI applies over the file) come from a launch in the repository
+    (:mod:`netlint.jobs.linked`). The sizes are read from the layout of the torchtitan the file was
+    written for (:mod:`netlint.jobs.torchtitan_layout`); what cannot be read stays unknown and is
+    added to ``unread`` as (field, message, span, key) for NL012."""
+    from netlint.jobs import torchtitan_layout as tl
+
+    data, vals = _toml(file, text)
+    overrides = overrides or {}
+    vals.update(overrides)
     ft = FileText(file, text)
     job = TrainingJob(file=file, span=ft.span(0, 1), framework="torchtitan", launcher="torchrun")
-    for f, key, default in TORCHTITAN_KEYS:
-        s = vals.get(key)
+    chosen = tl.layout(data, overrides)
+    problems = unread if unread is not None else []
+    used: dict[str, str] = {}
+    for f, keys, default in (tl.NEW if chosen == "new" else tl.OLD):
+        key = next((k for k in keys if k in vals or tl.lookup(data, k) is not None), None)
+        s = vals.get(key) if key else None
         v = as_int(s) if s is not None else None
-        if v is not None:
-            setattr(job, f, v)
-        elif s is None:
+        if key is None:
             setattr(job, f, Scalar(default, job.span, ""))
             job.defaulted.add(f)
+        elif v is not None:
+            setattr(job, f, v)
+            used[f] = key
+        elif s is None:  # in the TOML but not as a plain `key = value` line netlint locates
+            _unread(job, problems, f, key, f"`{key}` is written as a dotted key or inline table, which "
+                    "netlint does not locate", _where(ft, text, key) or job.span)
+        elif not isinstance(s.value, Unknown):
+            _unread(job, problems, f, key, f"`{key} = {s.raw or s.value}` is not an integer, which "
+                    "torchtitan needs here", s.span)
+    for key in tl.stale_keys(data, chosen):
+        s = vals.get(key)
+        problems.append((None, f"`{key}` is not read: this file has a [parallelism] section, and "
+                         "torchtitan reads its parallel sizes only from there since pytorch/torchtitan@785c34c9 "
+                         "(and stops with \"Invalid field names\" on this key since @eadca483)",
+                         s.span if s is not None else job.span, key))
+    _old_ddp(job, vals, used, problems)
     if job.global_batch is not None and job.global_batch.value < 0:
         job.global_batch = None  # -1: local batch × DP (train.py L196-200)
     if world is not None:
@@ -293,3 +308,36 @@ def torchtitan_job(file: str, text: str, world: Scalar | None = None,
         job.unknown["world_size"] = Unknown("torchtitan takes WORLD_SIZE from torchrun", job.span)
     _derive(job)
     return job
+
+
+def _where(ft: FileText, text: str, key: str):
+    """The span of the first mention of ``key``'s name in the text (a dotted key, an inline table)."""
+    m = re.search(r"\b%s\b" % re.escape(key.rsplit(".", 1)[-1]), text)
+    return ft.span(m.start(), m.end()) if m else None
+
+
+def _old_ddp(job: TrainingJob, vals: dict[str, Scalar], used: dict[str, str], problems: list) -> None:
+    """``data_parallel_degree`` with ``data_parallel_type = "ddp"`` (pytorch/torchtitan@2f989b9f until
+    @db6b39ac): the degree replicates instead of sharding."""
+    kind = vals.get("training.data_parallel_type")
+    if used.get("dp_shard") != "training.data_parallel_degree" or kind is None \
+            or str(kind.value).lower() != "ddp":
+        return
+    degree = job.dp_shard
+    if degree.value >= 1:
+        job.dp_replicate, job.dp_shard = degree, Scalar(1, degree.span, "")
+        job.defaulted.discard("dp_replicate")
+        job.defaulted.add("dp_shard")
+        return
+    job.dp_shard = None
+    _unread(job, problems, "dp_shard", "training.data_parallel_degree", "`training.data_parallel_degree = "
+            "-1` with data_parallel_type = \"ddp\" replicates over the leftover ranks, which netlint models "
+            "only for sharded data parallelism", degree.span)
+
+
+def _unread(job: TrainingJob, problems: list, field: str, key: str, reason: str, span) -> None:
+    """A size torchtitan reads that netlint cannot: unknown on the job (rules that need it stay
+    silent), and said once as NL012 (by netlint.jobs.unread for the sizes it reports, else by the
+    loader)."""
+    job.unknown[field] = Unknown(reason, span, "other")
+    problems.append((field, f"{reason}; checks that need it are skipped", span, key))

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 _LAUNCH_WORDS = ("torchrun", "deepspeed", "torch.distributed.run", "torch.distributed.launch")
 _SIZES = (("world_size", "world size"), ("tp", "TP"), ("pp", "PP"), ("cp", "CP"), ("ep", "EP"),
           ("micro_batch", "micro batch"), ("global_batch", "global batch"))
+SIZES_SAID = frozenset(name for name, _ in _SIZES)  # sizes whose job.unknown reason becomes an NL012 here
 
 
 def _nl012(message: str, span, key: str) -> Finding:

@@ -234,16 +234,22 @@ def toml_doc(draw) -> dict:
                             "data_parallel_replicate_degree", "data_parallel_shard_degree"],
             "training": ["local_batch_size", "global_batch_size", "seq_len", "steps"],
             "job": ["dump_folder", "description"], "model": ["name", "flavor"]}
+    if draw(st.booleans()):  # the layout before pytorch/torchtitan@785c34c9 ([training] / [experimental])
+        keys = {"training": ["tensor_parallel_degree", "data_parallel_replicate_degree", "data_parallel_shard_degree",
+                             "data_parallel_degree", "data_parallel_type", "batch_size", "seq_len"],
+                "experimental": ["pipeline_parallel_degree", "context_parallel_degree"],
+                "job": ["dump_folder"], "model": ["name", "flavor"]}
+    first = next(iter(keys))
     lines = []
     for section, names in keys.items():
-        if draw(st.integers(0, 5)) == 0 and section != "parallelism":
+        if draw(st.integers(0, 5)) == 0 and section != first:
             continue
         lines.append(f"[{section}]")
         for key in names:
             if draw(st.integers(0, 3)) == 0:
                 continue
             if draw(st.integers(0, 7)):  # most values are what torchtitan expects, so the file is read
-                value = draw(st.sampled_from(["1", "2", "4", "8", "-1", "0", "16", "4096", '"x"']))
+                value = draw(st.sampled_from(["1", "2", "4", "8", "-1", "0", "16", "4096", '"x"', '"ddp"']))
             else:
                 value = draw(st.one_of(hostile_raw.map(str), st.sampled_from(
                     ['"x"', "[1, 2]", "{a = 1}", "true", "1979-05-27", "[[[1]]]", "0x_1", "1__0", "+inf", "nan",

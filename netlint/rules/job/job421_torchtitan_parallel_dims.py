@@ -13,7 +13,8 @@ class TorchtitanParallelDims(Rule):
     """torchtitan's parallel degrees do not multiply to the world size of the launch.
 
     **What**: a torchtitan job config (``[parallelism]`` of the TOML, with the ``--parallelism.*``
-    overrides of the launch) started by a launch script of the repository (``torchrun
+    overrides of the launch; in a TOML written before ``[parallelism]`` existed, ``[training]`` and
+    ``[experimental]``, read as that torchtitan read them) started by a launch script of the repository (``torchrun
     --nproc_per_node=8 … -m torchtitan.train --job.config_file X.toml``, a Slurm script's ``torchrun
     --nnodes 4 --nproc_per_node 8 …``) whose ``data_parallel_replicate_degree ×
     data_parallel_shard_degree × context_parallel_degree × tensor_parallel_degree ×
@@ -35,7 +36,12 @@ class TorchtitanParallelDims(Rule):
 
     **Source**: pytorch/torchtitan@238fa99 torchtitan/distributed/parallel_dims.py L35-56
     (``ParallelDims._validate``); torchtitan/train.py L366-381 (WORLD_SIZE from torchrun);
-    run_train.sh L28-46.
+    run_train.sh L28-46. The older layout: pytorch/torchtitan@a30d4cca (the parent of @785c34c9,
+    which created ``[parallelism]``) torchtitan/config_manager.py L310-467 and torchtitan/train.py
+    L81-89 (``[training]`` data_parallel_replicate/shard and tensor_parallel degrees,
+    ``[experimental]`` pipeline and context parallel degrees, same defaults and check);
+    pytorch/torchtitan@c22d1a8d config_manager.py L185-207 and train.py L116-122 (one
+    ``[training] data_parallel_degree``, -1 = what is left, until @db6b39ac).
     """
 
     code = "JOB421"
