@@ -23,7 +23,8 @@ from netlint.shell.provenance import ProvText
 from netlint.shell.reading import Reading
 from netlint.shell.sbatch import parse_sbatch_header
 from netlint.shell.substitution import CommandOutput
-from netlint.shell.values import (MAX_ELEMENTS, MAX_NESTING, MAX_STEPS, MAX_VALUE_CHARS, MAX_VALUE_PIECES,
+from netlint.shell.values import (MAX_ELEMENTS, MAX_HELD_PIECES, MAX_NESTING, MAX_STEPS, MAX_VALUE_CHARS,
+                                  MAX_VALUE_PIECES,
                                   Frame, Var, _Exit, _INT, _adjacent_groups, _join_words, _useg, _var_word)
 
 
@@ -40,6 +41,7 @@ class Evaluator(Reading, ControlFlow, Expansion, Arithmetic, CommandOutput, Buil
         self.depth = 0
         self.nesting = 0          # compound statements and expansions being evaluated, innermost last
         self.steps = 0
+        self.held = 0             # pieces kept by recorded assignments and commands (MAX_HELD_PIECES)
         self.assumed_unset = 0    # `${X:-d}` defaults taken for variables the script never sets
         self.overflows: set[str] = set()  # bounds already reported for this script
         self.parent: Command | None = None
@@ -80,6 +82,15 @@ class Evaluator(Reading, ControlFlow, Expansion, Arithmetic, CommandOutput, Buil
             self._stmt_inner(n, f, t, redirects)
         finally:
             self.nesting -= 1
+
+    def _hold(self, pieces: int, span: Span) -> None:
+        """Count what a record keeps; past the file's bound, stop as the statement bound does."""
+        self.held += pieces
+        if self.held > MAX_HELD_PIECES:
+            self._overflow("held", span, f"evaluation stopped: the values this script assigns and passes "
+                           f"hold more than {MAX_HELD_PIECES:,} pieces in all (netlint's bound); the rest "
+                           "of the script was not read")
+            raise _Exit()
 
     def _overflow(self, what: str, span: Span, message: str) -> None:
         """Say once per script that a bound was hit (NL012: read only in part)."""
@@ -207,6 +218,7 @@ class Evaluator(Reading, ControlFlow, Expansion, Arithmetic, CommandOutput, Buil
             segs, elements = [_useg(u)], None
             value = Word(segs, value.span)
             op = "="
+        self._hold(len(segs) + (sum(len(w.parts) for w in elements) if elements else 0), nspan)
         old = self.env.get(name)
         was_exported = bool(old and old.exported)
         exp = was_exported if exported is None else (exported or was_exported)
@@ -338,6 +350,7 @@ class Evaluator(Reading, ControlFlow, Expansion, Arithmetic, CommandOutput, Buil
                     cmd.redirects.append((f.text(op) if op is not None else ">", ws[0]))
         self._strip_env(cmd)
         cmd.environment = {k: _var_word(v, k) for k, v in self.env.items() if v.exported}
+        self._hold(sum(len(w.parts) for w in argv) + sum(len(w.parts) for w in cmd.environment.values()), span)
         if heredoc_node is not None:
             cmd.heredoc = self._heredoc(heredoc_node, f, cmd)
         self.script.commands.append(cmd)

@@ -22,6 +22,10 @@ MAX_VALUE_CHARS = 1_000_000  # one variable's value (X="$X$X" doubles it)
 MAX_VALUE_PIECES = 8_192     # pieces of provenance in one value
 MAX_ELEMENTS = 4_096         # elements of one array (real launch arrays hold hundreds)
 MAX_STEPS = 200_000          # statements evaluated for one file (sources and nested strings included)
+# Pieces held by the assignments and commands one file records (each keeps its whole value): a value
+# grown by appends (`ARGS="$ARGS --x"` 40,000 times) is copied into every record, which is quadratic in
+# the file's size; 1 MB of such a script held 7.5 GB. A real launch script holds about 10,000.
+MAX_HELD_PIECES = 1_000_000
 BREAK = object()       # field boundary between array elements ("${A[@]}")
 SHELLS = {"bash", "sh", "zsh", "dash", "ksh"}
 DECLARE = {"export", "declare", "typeset", "local", "readonly"}

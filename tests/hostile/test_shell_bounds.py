@@ -18,6 +18,11 @@ CASES = {
     "nested-default": ("echo " + "${X:-" * 5000 + "a" + "}" * 5000 + "\n" + TORCHRUN, 1, "expansions nested deeper"),
     "doubled-string": ("X=ab\n" + 'X="$X$X"\n' * 40 + TORCHRUN, 15, "grew past netlint's bound"),
     "doubled-array": ("A=(a b)\n" + 'A=("${A[@]}" "${A[@]}")\n' * 40 + TORCHRUN, 13, "grew past netlint's bound"),
+    # each record keeps its whole value: appends to one variable are quadratic (1 MB held 7.5 GB)
+    "growing-appends": ("ARGS=\n" + 'ARGS="$ARGS --x"\n' * 3000 + TORCHRUN, 1415, "hold more than 1,000,000 pieces"),
+    # every command keeps the exported environment: a big exported value and many commands
+    "exported-everywhere": ('export A="' + " ".join(["$X"] * 900) + '"\n' + 'echo "$A"\n' * 3000 + TORCHRUN,
+                            279, "hold more than 1,000,000 pieces"),
     "many-elifs": ("if [ $A = 0 ]; then echo 0\n" + "".join(f"elif [ $A = {i} ]; then echo {i}\n"
                                                              for i in range(1, 3000)) + "fi\n" + TORCHRUN,
                    1, "nests deeper than netlint evaluates"),
