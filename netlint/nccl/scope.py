@@ -239,5 +239,18 @@ def assignments(ws: "Workspace") -> list[tuple["NcclEnv", "NcclVar"]]:
     return ws.derived("nccl.assignments", compute)
 
 
-def nccl_assignments(ws: "Workspace") -> list[tuple["NcclEnv", "NcclVar"]]:
-    return [(e, v) for e, v in assignments(ws) if v.key.startswith("NCCL_")]
+def nccl_by_name(ws: "Workspace") -> dict[str, list[tuple["NcclEnv", "NcclVar"]]]:
+    """:func:`nccl_assignments` by variable name, in the same order (rules that judge one setting)."""
+    def compute(w):
+        out: dict[str, list] = {}
+        for env, var in nccl_assignments(w):
+            out.setdefault(var.key, []).append((env, var))
+        return out
+
+    return ws.derived("nccl.by_name", compute)
+
+
+def nccl_assignments(ws: "Workspace") -> tuple[tuple["NcclEnv", "NcclVar"], ...]:
+    """The NCCL_* assignments of :func:`assignments` (once per run: two dozen rules ask)."""
+    return ws.derived("nccl.nccl_assignments",
+                      lambda w: tuple((e, v) for e, v in assignments(w) if v.key.startswith("NCCL_")))

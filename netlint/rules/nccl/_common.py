@@ -15,10 +15,9 @@ def settings(ws, name: str):
     """
     from netlint.nccl.layers import is_overridden
 
-    for env, var in scope.nccl_assignments(ws):
+    for env, var in scope.nccl_by_name(ws).get(name, ()):
         # a value another layer replaces in every launch it reaches is not what NCCL runs with
-        if var.key == name and var.known and not var.conditional and var.exported \
-                and not is_overridden(ws, var):
+        if var.known and not var.conditional and var.exported and not is_overridden(ws, var):
             yield env, var
 
 
