@@ -18,7 +18,49 @@ if TYPE_CHECKING:
 _FIELDS = ("file", "line", "col", "end_line", "end_col", "start", "end")
 
 
-class Span:
+class SpanBase:
+    """What every span is: a named tuple of (file, line, col, end_line, end_col, start, end) whose
+    positions may be found only when first read. :class:`Span` holds them; :class:`JsonSpan` is a
+    JSON value's span before it is located (its parent's span and its key)."""
+
+    __slots__ = ()
+
+    def astuple(self) -> tuple:
+        return (self.file, self.line, self.col, self.end_line, self.end_col, self.start, self.end)
+
+    def _replace(self, **changes) -> "Span":
+        values = dict(zip(_FIELDS, self.astuple()))
+        values.update(changes)
+        return Span(**values)
+
+    def __iter__(self):
+        return iter(self.astuple())
+
+    def __getitem__(self, index):
+        return self.astuple()[index]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, SpanBase):
+            return self.astuple() == other.astuple()
+        if isinstance(other, tuple):
+            return self.astuple() == other
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.astuple())
+
+    def __repr__(self) -> str:
+        return "Span(" + ", ".join(f"{k}={v!r}" for k, v in zip(_FIELDS, self.astuple())) + ")"
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}"
+
+    @property
+    def deferred_now(self) -> bool:
+        return self._doc is not None
+
+
+class Span(SpanBase):
     """Where a value sits: 1-based line/column, end exclusive; ``start``/``end`` are str offsets.
 
     Behaves like a named tuple of those seven fields. A span may be *deferred*: JSON documents are
@@ -51,11 +93,7 @@ class Span:
         span._doc = _Later(span, compute)
         return span
 
-    @property
-    def deferred_now(self) -> bool:
-        return self._doc is not None
-
-    def _set(self, other: "Span") -> None:
+    def _set(self, other: "SpanBase") -> None:
         self._line, self._col, self._end_line, self._end_col = other.line, other.col, other.end_line, other.end_col
         self._start, self._end = other.start, other.end
         self._doc = None
@@ -78,30 +116,6 @@ class Span:
     start = property(lambda self: self._resolved()._start)
     end = property(lambda self: self._resolved()._end)
 
-    def astuple(self) -> tuple:
-        return (self.file, self.line, self.col, self.end_line, self.end_col, self.start, self.end)
-
-    def _replace(self, **changes) -> "Span":
-        values = dict(zip(_FIELDS, self.astuple()))
-        values.update(changes)
-        return Span(**values)
-
-    def __iter__(self):
-        return iter(self.astuple())
-
-    def __getitem__(self, index):
-        return self.astuple()[index]
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Span):
-            return self.astuple() == other.astuple()
-        if isinstance(other, tuple):
-            return self.astuple() == other
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(self.astuple())
-
     def __reduce__(self):
         if self._doc is not None:  # packed for the cache or a --jobs worker: offsets stay unresolved
             packing = sys.modules.get("netlint.packing")  # not imported: nothing is being packed
@@ -110,11 +124,48 @@ class Span:
                 return packed
         return (Span, self.astuple())
 
-    def __repr__(self) -> str:
-        return "Span(" + ", ".join(f"{k}={v!r}" for k, v in zip(_FIELDS, self.astuple())) + ")"
 
-    def __str__(self) -> str:
-        return f"{self.file}:{self.line}:{self.col}"
+class JsonSpan(SpanBase):
+    """A JSON value's (or key's) span as :class:`netlint.parsing._LazyJson` builds it: until read, its
+    document, its parent's span (None for the root), its key or index in the parent and whether it is
+    the key's span: four slots, where a :class:`Span` has eight (a SONiC file's models keep ~1,700
+    spans). Once located, ``_line`` holds the located :class:`Span` and ``_doc`` is None."""
+
+    __slots__ = ("_doc", "_line", "_col", "_end_line")
+
+    @property
+    def file(self) -> str:
+        doc = self._doc
+        return doc.file if doc is not None else self._line.file
+
+    def _set(self, other: SpanBase) -> None:
+        self._line = other if type(other) is Span and other._doc is None else Span(*other.astuple())
+        self._doc = None
+
+    def _resolved(self) -> Span:
+        doc = self._doc
+        if doc is not None:
+            one = getattr(doc, "resolve_span", None)
+            if one is not None:
+                one(self)
+            else:
+                doc.resolve()
+        return self._line
+
+    line = property(lambda self: self._resolved()._line)
+    col = property(lambda self: self._resolved()._col)
+    end_line = property(lambda self: self._resolved()._end_line)
+    end_col = property(lambda self: self._resolved()._end_col)
+    start = property(lambda self: self._resolved()._start)
+    end = property(lambda self: self._resolved()._end)
+
+    def __reduce__(self):
+        if self._doc is not None:  # packed for the cache or a --jobs worker: offsets stay unresolved
+            packing = sys.modules.get("netlint.packing")
+            packed = packing.deferred_span(self) if packing is not None else None
+            if packed is not None:
+                return packed
+        return (Span, self.astuple())
 
 
 class Computed:

@@ -123,6 +123,9 @@ def deferred_span(span: Any) -> tuple | None:
         if known is None:
             known = _docs[id(doc)] = (doc, {}, JsonDoc(doc.file))
         # NEWOBJ + slot state: unpickled in C, no Python call per span
+        if type(span) is _JsonSpan:
+            return (copyreg.__newobj__, (_JsonSpan,), (None, {"_doc": known[2], "_line": span._line,
+                                                              "_col": span._col, "_end_line": span._end_line}))
         return (copyreg.__newobj__, (type(span),), (None, {"file": span.file, "_doc": known[2], "_line": span._line,
                                                            "_col": span._col, "_end_line": span._end_line}))
     if doc.root is None:
@@ -140,12 +143,16 @@ _kinds: tuple[type, type, type] | None = None
 
 
 def _load_kinds() -> tuple[type, type, type]:
-    global _kinds
-    from netlint.located import Computed, _Later
+    global _kinds, _JsonSpan
+    from netlint.located import Computed, JsonSpan, _Later
     from netlint.parsing import _LazyJson
 
     _kinds = (_Later, _LazyJson, Computed)
+    _JsonSpan = JsonSpan
     return _kinds
+
+
+_JsonSpan: type | None = None
 
 
 def _paths(root: Any) -> dict[int, tuple[tuple, bool]]:

@@ -17,7 +17,7 @@ from typing import Any
 
 import yaml
 
-from netlint.located import Document, MapNode, ParseError, Scalar, SeqNode, Span, plain, walk
+from netlint.located import Document, JsonSpan, MapNode, ParseError, Scalar, SeqNode, Span, plain, walk
 
 try:  # libyaml is the fast path; the pure-Python loader keeps netlint usable without it
     _Loader = yaml.CSafeLoader
@@ -420,8 +420,8 @@ class _LazyJson:
     checking = False
 
     def build(self, value: Any, depth: int, parent: Span | None = None, at: Any = None) -> Any:
-        span = _new_span(Span)
-        span.file, span._doc, span._line, span._col, span._end_line = self.file, self, parent, at, False
+        span = _new_span(JsonSpan)
+        span._doc, span._line, span._col, span._end_line = self, parent, at, False
         kind = type(value)
         if kind is dict:
             depth += 1
@@ -438,13 +438,13 @@ class _LazyJson:
                 k = _intern(k)
                 if type(v) is str:  # most values: built here rather than by a call
                     v = _intern(v)
-                    vs = _new_span(Span)
-                    vs.file, vs._doc, vs._line, vs._col, vs._end_line = file, self, span, k, False
+                    vs = _new_span(JsonSpan)
+                    vs._doc, vs._line, vs._col, vs._end_line = self, span, k, False
                     node[k] = Scalar(v, vs, v, True)
                 else:
                     node[k] = build(v, depth, span, k)
-                ks = _new_span(Span)
-                ks.file, ks._doc, ks._line, ks._col, ks._end_line = file, self, span, k, True
+                ks = _new_span(JsonSpan)
+                ks._doc, ks._line, ks._col, ks._end_line = self, span, k, True
                 keys[k] = Scalar(k, ks, k, True)
         elif kind is list:
             depth += 1
@@ -492,9 +492,10 @@ class _LazyJson:
             start = _ws_end(text, 0)
             end = _scan_once(text, start)[1]
         else:
-            members = self._tables.get(parent._start)
+            at_start = parent.start
+            members = self._tables.get(at_start)
             if members is None:
-                members = self._tables[parent._start] = _Members(text, parent._start)
+                members = self._tables[at_start] = _Members(text, at_start)
             offsets = members.get(text, at)
             if offsets is None:
                 span._set(Span(self.file, 1, 1, 1, 1, 0, 0))  # not found in the text: the file's start
@@ -505,9 +506,9 @@ class _LazyJson:
             lines = self._lines = array("l", [m.start() for m in _NEWLINE.finditer(text)])
         line = bisect_left(lines, start)
         end_line = bisect_left(lines, end, line)
-        span._line, span._col = line + 1, start - (lines[line - 1] + 1 if line else 0) + 1
-        span._end_line, span._end_col = end_line + 1, end - (lines[end_line - 1] + 1 if end_line else 0) + 1
-        span._start, span._end, span._doc = start, end, None
+        span._line = Span(self.file, line + 1, start - (lines[line - 1] + 1 if line else 0) + 1, end_line + 1,
+                          end - (lines[end_line - 1] + 1 if end_line else 0) + 1, start, end)
+        span._doc = None
 
     def _resolve_all(self) -> None:
         root, self.root = self.root, None
@@ -526,7 +527,7 @@ class _LazyJson:
                     span._set(whole)
 
 
-_new_span = Span.__new__
+_new_span = JsonSpan.__new__
 _intern = sys.intern
 _NEWLINE = re.compile("\n")
 _WS = re.compile(r"[ \t\n\r]*")

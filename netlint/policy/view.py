@@ -15,7 +15,7 @@ import dataclasses
 import re
 from typing import Any
 
-from netlint.located import Scalar, Span
+from netlint.located import Scalar, Span, SpanBase
 
 COLLECTIONS = ("inventory", "switches", "nics", "nccl_envs", "jobs")
 _HIDDEN_SUFFIXES = ("span", "spans", "path", "token", "cache", "statement", "tables", "launch_spans")
@@ -157,7 +157,7 @@ class View:
 
     def _container(self, obj: Any, loc: tuple) -> Any:
         span = getattr(obj, "span", None)
-        if isinstance(span, Span):
+        if isinstance(span, SpanBase):
             self.spans[loc] = span
         if isinstance(obj, dict):
             return {str(k): self.convert(v, loc + (str(k),)) for k, v in obj.items()}
