@@ -12,6 +12,7 @@ import re
 import sys
 from array import array
 from bisect import bisect_left
+from itertools import islice
 from json.decoder import scanstring as _scanstring
 from typing import Any
 
@@ -427,11 +428,15 @@ class _LazyJson:
             depth += 1
             if depth > self.max_depth:
                 raise _TooDeep
-            node = MapNode(span)
-            keys = node.keys_at
-            build, file = self.build, self.file
+            build = self.build
             if self.checking:
                 self.keys += len(value)
+            if self.whole:  # located whole (_resolve_all): every key's Scalar now
+                node = MapNode(span)
+                keys = node.keys_at
+            else:  # the keys' Scalars when keys_at is first read (_JsonMap)
+                node = _new_map(_JsonMap)
+                node.span, node._jspan, node._jdoc, node._jn, keys = span, span, self, len(value), None
             for k, v in value.items():
                 # names and values repeat across a repo's files (every leaf's "scheduler": "DATA"):
                 # interned, the many kept by models are one string each, not one per file
@@ -443,9 +448,10 @@ class _LazyJson:
                     node[k] = Scalar(v, vs, v, True)
                 else:
                     node[k] = build(v, depth, span, k)
-                ks = _new_span(JsonSpan)
-                ks._doc, ks._line, ks._col, ks._end_line = self, span, k, True
-                keys[k] = Scalar(k, ks, k, True)
+                if keys is not None:
+                    ks = _new_span(JsonSpan)
+                    ks._doc, ks._line, ks._col, ks._end_line = self, span, k, True
+                    keys[k] = Scalar(k, ks, k, True)
         elif kind is list:
             depth += 1
             if depth > self.max_depth:
@@ -528,6 +534,47 @@ class _LazyJson:
 
 
 _new_span = JsonSpan.__new__
+_KEYS = MapNode.keys_at  # the slot
+
+
+class _JsonMap(MapNode):
+    """A JSON object of a document located span by span: its keys' Scalars (and their spans) are made
+    the first time ``keys_at`` is read, for the keys it was read with (``_jn``, the first ones): most
+    objects' keys are never asked for (a SONiC file has hundreds). Their spans' parent is the span
+    the object was read with (``_jspan``), whatever ``span`` became since (a heredoc's ds_config is
+    remapped into its script)."""
+
+    __slots__ = ("_jspan", "_jdoc", "_jn")
+
+    @property
+    def keys_at(self) -> dict:
+        try:
+            return _KEYS.__get__(self)
+        except AttributeError:
+            pass
+        doc, span, keys = self._jdoc, self._jspan, {}
+        for k in islice(self, self._jn):
+            ks = _new_span(JsonSpan)
+            ks._doc, ks._line, ks._col, ks._end_line = doc, span, k, True
+            keys[k] = Scalar(k, ks, k, True)
+        _KEYS.__set__(self, keys)
+        return keys
+
+    @keys_at.setter
+    def keys_at(self, value: dict) -> None:
+        _KEYS.__set__(self, value)
+
+    def __reduce__(self):  # pickled (a model that keeps a JSON object) as the MapNode it stands for
+        return (_map_node, (self.span, self.keys_at), None, None, iter(self.items()))
+
+
+def _map_node(span: Span, keys: dict) -> MapNode:
+    node = MapNode(span)
+    node.keys_at = keys
+    return node
+
+
+_new_map = dict.__new__
 _intern = sys.intern
 _NEWLINE = re.compile("\n")
 _WS = re.compile(r"[ \t\n\r]*")
