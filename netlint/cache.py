@@ -334,7 +334,7 @@ class Cache:
 
     def _write(self, path: Path, key: str, value: Any) -> None:
         try:
-            blob = pickle.dumps((self.header, key, value), protocol=pickle.HIGHEST_PROTOCOL)
+            blob = _dumps_located((self.header, key, value))
             self._prepare()
             path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
@@ -370,6 +370,24 @@ class Cache:
             prune(self.base, MAX_RUNS)
         except OSError:
             pass
+
+
+def _dumps_located(value: Any) -> bytes:
+    """A run entry's pickle with JSON spans as located Spans (its findings are printed: located
+    already; one not yet located would take its document's text along, netlint.packing.reduce_json_doc)."""
+    import io
+
+    from netlint.located import JsonSpan, Span
+
+    class _Pickler(pickle.Pickler):
+        def reducer_override(self, obj):
+            if type(obj) is JsonSpan:
+                return (Span, obj.astuple())
+            return NotImplemented
+
+    out = io.BytesIO()
+    _Pickler(out, protocol=pickle.HIGHEST_PROTOCOL).dump(value)
+    return out.getvalue()
 
 
 _U32 = struct.Struct(">I")

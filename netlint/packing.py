@@ -123,9 +123,6 @@ def deferred_span(span: Any) -> tuple | None:
         if known is None:
             known = _docs[id(doc)] = (doc, {}, JsonDoc(doc.file))
         # NEWOBJ + slot state: unpickled in C, no Python call per span
-        if type(span) is _JsonSpan:
-            return (copyreg.__newobj__, (_JsonSpan,), (None, {"_doc": known[2], "_line": span._line,
-                                                              "_col": span._col, "_end_line": span._end_line}))
         return (copyreg.__newobj__, (type(span),), (None, {"file": span.file, "_doc": known[2], "_line": span._line,
                                                            "_col": span._col, "_end_line": span._end_line}))
     if doc.root is None:
@@ -143,16 +140,12 @@ _kinds: tuple[type, type, type] | None = None
 
 
 def _load_kinds() -> tuple[type, type, type]:
-    global _kinds, _JsonSpan
-    from netlint.located import Computed, JsonSpan, _Later
+    global _kinds
+    from netlint.located import Computed, _Later
     from netlint.parsing import _LazyJson
 
     _kinds = (_Later, _LazyJson, Computed)
-    _JsonSpan = JsonSpan
     return _kinds
-
-
-_JsonSpan: type | None = None
 
 
 def _paths(root: Any) -> dict[int, tuple[tuple, bool]]:
@@ -269,3 +262,84 @@ def restore(cls: type, state: dict[str, Any]) -> Any:
     for name, value in state.items():
         object.__setattr__(obj, name, value)
     return obj
+
+
+def reduce_json_doc(doc: Any) -> tuple:
+    """How a JSON document (netlint.parsing._LazyJson) that unlocated spans point at is pickled (they
+    are pickled by their slots: :class:`~netlint.located.JsonSpan`). Packing its own file: without the
+    text, given back on unpacking. Elsewhere (a span pickled before it was located): with it."""
+    whole = doc.whole
+    if _stripping is not None and _stripping[0] == doc.file:
+        return (_whole_json, (doc.file,)) if whole else (_json_doc, (doc.file,))
+    return (_whole_json_text, (doc.file, doc.text)) if whole else (_json_doc_text, (doc.file, doc.text))
+
+
+def _json_doc_text(file: str, text: str) -> Any:
+    from netlint.parsing import _LazyJson
+
+    return _LazyJson(file, text)
+
+
+def _whole_json(file: str) -> "WholeJson":
+    return WholeJson(file, given_text(file))
+
+
+def _whole_json_text(file: str, text: str) -> "WholeJson":
+    return WholeJson(file, text)
+
+
+class WholeJson:
+    """A JSON document located whole (not ASCII, carriage returns, tabs) after unpacking: a span is
+    found by its key path in libyaml's tree of the text, as ``_LazyJson._resolve_all`` places them,
+    the tree built on the first span read. A span's path is noted before it is located (a located
+    span no longer names its parent and key)."""
+
+    whole = True
+
+    def __init__(self, file: str, text: str):
+        self.file, self.text = file, text
+        self._root: Any = _UNSET
+        self._paths: dict[int, tuple[Any, tuple, bool]] = {}  # id -> (span, key path, is a key's)
+
+    def __reduce__(self):
+        return reduce_json_doc(self)
+
+    def _path(self, span: Any) -> tuple[tuple, bool]:
+        chain = []
+        node = span
+        while node is not None and id(node) not in self._paths and node._doc is self:
+            chain.append(node)
+            node = node._line
+        keys: tuple = self._paths[id(node)][1] if node is not None and id(node) in self._paths else ()
+        for sp in reversed(chain):
+            keys = keys + (sp._col,) if sp._line is not None else ()
+            self._paths[id(sp)] = (sp, keys, bool(sp._end_line))
+        got = self._paths[id(span)]
+        return got[1], got[2]
+
+    def resolve_span(self, span: Any) -> None:
+        from netlint.located import MapNode, Span, locate
+
+        path, is_key = self._path(span)
+        if self._root is _UNSET:
+            self._root = None
+            try:
+                from netlint.parsing import _Builder
+
+                roots = _Builder(self.file, json_mode=True).documents(self.text or "")
+                self._root = roots[0] if len(roots) == 1 else None
+            except Exception:  # as _resolve_all: what cannot be placed points at the start
+                pass
+        got = None
+        if self._root is not None:
+            if is_key:
+                parent = locate(self._root, path[:-1])
+                if path and isinstance(parent, MapNode) and path[-1] in parent.keys_at:
+                    got = parent.keys_at[path[-1]].span
+            else:
+                node = locate(self._root, path)
+                got = getattr(node, "span", None) if node is not None else None
+        span._set(got if got is not None else Span(self.file, 1, 1, 1, 1, 0, 0))
+
+
+_UNSET = object()

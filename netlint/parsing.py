@@ -474,6 +474,11 @@ class _LazyJson:
             node = Scalar(value, span, raw)
         return node
 
+    def __reduce__(self):
+        from netlint.packing import reduce_json_doc
+
+        return reduce_json_doc(self)
+
     def resolve(self) -> None:
         """Locate the whole document now when it keeps its tree; otherwise each span is located when
         it is read (:meth:`resolve_span`, called by :class:`Span`)."""
