@@ -235,6 +235,8 @@ def _fill_shape(job: TrainingJob, launch: Launch, sbatch: dict[str, Scalar]) -> 
             if w is not None and isinstance(w.value, Unknown):
                 job.unknown.setdefault("world_size", w.value)
                 break
+    elif any(name == "mpirun" for name, _ in launch.wrappers):
+        _mpirun_shape(job, launch, at)
     else:  # a bare `python pretrain_gpt.py`: one process unless the environment says otherwise
         job.nodes = const(1, at)
         job.gpus_per_node = const(1, at)
@@ -245,6 +247,31 @@ def _fill_shape(job: TrainingJob, launch: Launch, sbatch: dict[str, Scalar]) -> 
         job.world_size = Scalar(job.nodes.value * job.gpus_per_node.value, span, "")
     if sb_nodes is not None and job.nodes is None:
         job.nodes = sb_nodes
+
+
+def _mpirun_shape(job: TrainingJob, launch: Launch, at) -> None:
+    """`mpirun -np 8 python pretrain_gpt.py`: one process per rank, ``-np``/``-n``/``-c`` of them in all
+    (Open MPI mpirun(1); MPICH and Intel MPI take ``-n``/``-np``), ``-N``/``-npernode``/``-ppn`` per
+    node. Without a count the hostfile or the scheduler's allocation decides: unknown, not one."""
+    o: dict[str, Scalar] = {}
+    for name, opts in launch.wrappers:
+        if name == "mpirun":
+            o.update(opts)
+    count = o.get("np") or o.get("n") or o.get("c")
+    per_node = o.get("N") or o.get("npernode") or o.get("ppn")
+    if per_node is not None:
+        job.gpus_per_node = as_int(per_node)
+    if count is None:
+        job.unknown["world_size"] = Unknown("mpirun without -np: the hostfile or the allocation decides how "
+                                            "many ranks start", at, "other")
+        return
+    job.world_size = as_int(count)
+    if job.world_size is None:
+        job.unknown["world_size"] = count.value if isinstance(count.value, Unknown) else \
+            Unknown(f"mpirun -np {count.value}", count.span, "other")
+    elif job.gpus_per_node is not None and job.gpus_per_node.value > 0 \
+            and job.world_size.value % job.gpus_per_node.value == 0:
+        job.nodes = Scalar(job.world_size.value // job.gpus_per_node.value, count.span, "")
 
 
 def _derive(job: TrainingJob) -> None:

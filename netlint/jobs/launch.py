@@ -48,7 +48,7 @@ WRAPPERS = {"numactl", "nsys", "time", "stdbuf", "nice", "taskset", "uv", "poetr
             "apptainer", "singularity", "nohup", "ncu", "chrt", "ionice", "pixi", "docker", "podman",
             "nvidia-docker", "enroot"}
 LAUNCHERS = {"torchrun", "deepspeed", "srun", "mpirun", "mpiexec"}
-MPIRUN_VALUE = {"np", "n", "N", "npernode", "x", "hostfile", "H", "bind-to", "map-by", "mca", "host",
+MPIRUN_VALUE = {"np", "n", "c", "N", "npernode", "ppn", "x", "hostfile", "H", "bind-to", "map-by", "mca", "host",
                 "rankfile", "report-bindings"}
 
 

@@ -1,0 +1,35 @@
+"""`mpirun -np N python pretrain_gpt.py`: N ranks in all (Open MPI mpirun(1) -np/-n/-c, -N/-npernode
+per node; MPICH and Intel MPI -n/-np, -ppn), not the one process of a bare `python` (a false JOB403
+'world size 1' on an unseen script). Without -np the allocation decides: unknown (NL012), never 1."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import at, lint_repo, only
+
+ENTRY = "python pretrain_gpt.py --tensor-model-parallel-size {tp}\n"
+
+
+def _codes(report, code):
+    return [f for f in report.findings if f.code == code]
+
+
+@pytest.mark.parametrize("wrapper", ["mpirun -np 8", "mpiexec -n 8", "mpirun --allow-run-as-root -c 8 -x NCCL_DEBUG"])
+def test_np_is_the_world_size(tmp_path, wrapper):
+    report = lint_repo(tmp_path, {"run.sh": f"{wrapper} " + ENTRY.format(tp=2)})
+    assert not _codes(report, "JOB403") and not _codes(report, "NL012")
+
+
+def test_np_and_per_node_give_nodes_and_a_located_error(tmp_path):
+    line = "mpirun -np 16 -npernode 8 python pretrain_gpt.py --tensor-model-parallel-size 3\n"
+    f = only(lint_repo(tmp_path, {"run.sh": line}), "JOB403")
+    assert at(f) == (1, line.index("3\n") + 1) and "world size 16 (2 node(s) × 8 GPUs)" in f.message
+    assert [r.span.col for r in f.related if r.message == "world size"] == [line.index("16") + 1]
+
+
+def test_without_np_the_world_size_is_unknown(tmp_path):
+    report = lint_repo(tmp_path, {"run.sh": "mpirun -x NCCL_DEBUG " + ENTRY.format(tp=2)})
+    assert not _codes(report, "JOB403")
+    f = only(report, "NL012")
+    assert at(f) == (1, 1) and "mpirun without -np" in f.message
