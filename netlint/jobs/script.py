@@ -37,6 +37,8 @@ def slurm_env(header: dict[str, Scalar]) -> dict[str, Word]:
     g = header.get("gpus-per-node")
     if g is not None and isinstance(g.value, str) and g.value.isascii() and g.value.split(":")[-1].isdigit():
         put("SLURM_GPUS_ON_NODE", g, g.value.split(":")[-1])
+        if g.value.isdigit():  # "Only set if the --gpus-per-node option is specified"; a typed
+            put("SLURM_GPUS_PER_NODE", g, g.value)  # count (a100:4) is passed on as written: left unknown
     g = header.get("gres")
     if g is not None and isinstance(g.value, str):
         m = _GRES_GPU.search(g.value)

@@ -33,3 +33,21 @@ def test_without_np_the_world_size_is_unknown(tmp_path):
     assert not _codes(report, "JOB403")
     f = only(report, "NL012")
     assert at(f) == (1, 1) and "mpirun without -np" in f.message
+
+
+@pytest.mark.parametrize("gpus, tp", [("4", "4"), ("a100:4", None)])
+def test_slurm_gpus_per_node_comes_from_the_header(tmp_path, gpus, tp):
+    # sbatch(1): SLURM_GPUS_PER_NODE is set when --gpus-per-node is given; a typed count is passed on
+    # as written, so netlint leaves it unknown rather than guess its format
+    text = ("#!/bin/bash\n#SBATCH --nodes=2\n#SBATCH --ntasks-per-node=4\n"
+            f"#SBATCH --gpus-per-node={gpus}\n"
+            "srun python pretrain_gpt.py --tensor-model-parallel-size $SLURM_GPUS_PER_NODE --micro-batch-size 1\n")
+    report = lint_repo(tmp_path, {"job.sh": text})
+    job = next(j for j in report.workspace.jobs if getattr(j, "tp", None) is not None or getattr(j, "unknown", None))
+    if tp is None:
+        assert "tp" in job.unknown and job.tp is None
+        assert any(f.code == "NL012" and "SLURM_GPUS_PER_NODE" in f.message for f in report.findings)
+    else:
+        line = text.splitlines()[4]
+        assert job.tp.value == int(tp) and (job.tp.span.line, job.tp.span.col) == (5, line.index("$SLURM") + 1)
+        assert not [f for f in report.findings if f.code == "NL012"]
