@@ -32,6 +32,11 @@ class DeepSpeedBatchIdentity(Rule):
     **Bad**: ``"train_batch_size": 4, "train_micro_batch_size_per_gpu": 3, "gradient_accumulation_steps": 1``
     **Good**: 4 = 2 × 1 × 2 on two ranks
 
+    With Megatron-DeepSpeed a ``train_batch_size`` that differs from ``--global-batch-size`` is a
+    warning: its training loop tells DeepSpeed the Megatron batch every iteration
+    (microsoft/Megatron-DeepSpeed@f4157bea ``megatron/training.py`` L1253-1258,
+    ``set_train_batch_size``), so the config's value is only checked once at start-up.
+
     **Fix**: set ``train_batch_size`` to the product micro × accumulation × DP, only when all three
     are known (the micro and accumulation keys are written in the config, DP comes from the launch
     with a stated node and GPU count), ``train_batch_size`` is a literal number in the file, and no
@@ -100,8 +105,16 @@ class DeepSpeedBatchIdentity(Rule):
         if job is not None:
             g, m = job.global_batch, job.micro_batch
             if tb and g is not None and "global_batch" not in job.defaulted and g.value != tb.value:
-                yield self.finding(f"ds_config train_batch_size {tb.value} differs from --global-batch-size {g.value}",
-                                   tb.span, key=f"{cfg.file}:gbs-mismatch", related=related((g, "--global-batch-size")))
+                msg = f"ds_config train_batch_size {tb.value} differs from --global-batch-size {g.value}"
+                severity = None
+                if job.framework == "megatron-deepspeed":
+                    # its training loop calls set_train_batch_size(DP × micro × microbatches) every
+                    # iteration: the Megatron value is what runs, the config's is only checked at start
+                    msg += (f": Megatron-DeepSpeed resets DeepSpeed's batch from --global-batch-size every "
+                            f"iteration, so {g.value} runs and {tb.value} only has to pass DeepSpeed's start-up check")
+                    severity = Severity.WARNING
+                yield self.finding(msg, tb.span, key=f"{cfg.file}:gbs-mismatch", severity=severity,
+                                   related=related((g, "--global-batch-size")))
             if mb and m is not None and m.value != mb.value:
                 yield self.finding(f"ds_config train_micro_batch_size_per_gpu {mb.value} differs from "
                                    f"--micro-batch-size {m.value}", mb.span, key=f"{cfg.file}:mbs-mismatch",

@@ -160,3 +160,19 @@ def test_job434_communication_data_type_is_case_insensitive(tmp_path):
     assert at(f) == (3, 30) and "'int8'" in f.message
     good = bad.replace('"int8"', '"BF16"')
     assert not [x for x in lint_repo(tmp_path / "g", {"ds_config.json": good}).findings if x.code == "JOB434"]
+
+
+def test_job430_global_batch_mismatch_is_a_warning_under_megatron_deepspeed(tmp_path):
+    # a Megatron launch with --deepspeed is Megatron-DeepSpeed, whose loop calls set_train_batch_size from
+    # --global-batch-size every iteration (microsoft/Megatron-DeepSpeed@f4157bea megatron/training.py
+    # L1253-1258): the config's train_batch_size is only checked once, at start-up
+    cfg = '{\n  "train_batch_size": 64,\n  "train_micro_batch_size_per_gpu": 1\n}\n'
+    line = ("torchrun --nproc_per_node 8 pretrain_gpt.py --num-layers 24 --hidden-size 2048 --num-attention-heads 16 "
+            "--seq-length 2048 --max-position-embeddings 2048 --micro-batch-size 1 --global-batch-size 1024 "
+            "--deepspeed --deepspeed_config ds.json\n")
+    report = lint_repo(tmp_path / "bad", {"ds.json": cfg, "run.sh": line})
+    f = next(f for f in report.findings if f.code == "JOB430" and "differs from --global-batch-size" in f.message)
+    assert f.file == "ds.json" and at(f) == (2, 23) and f.severity.name == "WARNING"
+    assert "so 1024 runs" in f.message
+    good = lint_repo(tmp_path / "good", {"ds.json": cfg.replace("64", "1024"), "run.sh": line})
+    assert not [x for x in good.findings if x.code == "JOB430" and "differs" in x.message]
