@@ -95,6 +95,12 @@ def unread_launches(script: "Script", built: list["TrainingJob"]) -> Iterator[Fi
                          f"unread-launch:{head.span.line}:{head.span.col}")
             continue
         if launch is None:
+            runner = _script_under_launcher(cmd)
+            if runner is not None:
+                yield _nl012(f"launch not read: `{head.text}` starts `{runner[0].text} {runner[1].text}` with the "
+                             "training entry point as an argument; netlint does not carry arguments into a "
+                             "script run this way, so no job was built from this line", runner[1].span,
+                             f"unread-launch:{runner[1].span.line}:{runner[1].span.col}")
             continue
         config = _named_config(launch)
         if config is not None:
@@ -114,6 +120,21 @@ def unread_launches(script: "Script", built: list["TrainingJob"]) -> Iterator[Fi
         yield _nl012(f"launch not read: `{word.raw or word.text}` is unknown ({word.value.reason}); netlint "
                      f"cannot tell whether this {launch.launcher} line starts a training job",
                      word.span, f"unread-launch:{word.span.line}:{word.span.col}")
+
+
+def _script_under_launcher(cmd: "Command"):
+    """(shell word, script word) of ``mpirun -np 8 bash entry.sh pretrain_gpt.py "$opts"``: a launcher
+    that starts a shell script which receives the entry point, or None."""
+    head = cmd.argv[0].value
+    if not isinstance(head, str) or head.rsplit("/", 1)[-1] not in ("mpirun", "mpiexec", "srun"):
+        return None
+    for k, w in enumerate(cmd.argv[1:-1], 1):
+        if isinstance(w.value, str) and w.value.rsplit("/", 1)[-1] in ("bash", "sh"):
+            nxt = cmd.argv[k + 1]
+            if isinstance(nxt.value, str) and not nxt.value.startswith("-"):
+                return w, nxt
+            return None
+    return None
 
 
 def _named_config(launch):

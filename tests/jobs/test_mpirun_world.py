@@ -51,3 +51,14 @@ def test_slurm_gpus_per_node_comes_from_the_header(tmp_path, gpus, tp):
         line = text.splitlines()[4]
         assert job.tp.value == int(tp) and (job.tp.span.line, job.tp.span.col) == (5, line.index("$SLURM") + 1)
         assert not [f for f in report.findings if f.code == "NL012"]
+
+
+def test_a_launcher_running_a_shell_script_with_the_entry_point_is_said(tmp_path):
+    # alibaba/Pai-Megatron-Patch's mpirun launches: `mpirun … bash entry.sh pretrain_x.py "${opts}"`
+    line = 'mpirun -np 8 bash entry.sh pretrain_gpt.py "${opts}"\n'
+    text = 'opts="--tensor-model-parallel-size 3"\n' + line
+    f = only(lint_repo(tmp_path / "a", {"run.sh": text, "entry.sh": "#!/bin/bash\npython $1 $2\n"}), "NL012")
+    assert at(f) == (2, line.index("entry.sh") + 1) and "bash entry.sh" in f.message
+    # `bash -c "…"` is read as the launch itself; a script started without the entry point is not a launch
+    quiet = lint_repo(tmp_path / "b", {"run.sh": "srun bash prepare.sh\n", "prepare.sh": "echo hi\n"})
+    assert not [x for x in quiet.findings if x.code == "NL012"]
