@@ -55,6 +55,14 @@ class SpanBase:
     def __str__(self) -> str:
         return f"{self.file}:{self.line}:{self.col}"
 
+    # The position fields; ``_resolved()`` is the located Span (itself, or the one a JsonSpan keeps).
+    line = property(lambda self: self._resolved()._line)
+    col = property(lambda self: self._resolved()._col)
+    end_line = property(lambda self: self._resolved()._end_line)
+    end_col = property(lambda self: self._resolved()._end_col)
+    start = property(lambda self: self._resolved()._start)
+    end = property(lambda self: self._resolved()._end)
+
     @property
     def deferred_now(self) -> bool:
         return self._doc is not None
@@ -99,22 +107,10 @@ class Span(SpanBase):
         self._doc = None
 
     def _resolved(self) -> "Span":
-        doc = self._doc
-        if doc is not None:
-            # a JSON document locates this span alone (netlint.parsing._LazyJson); others resolve whole
-            one = getattr(doc, "resolve_span", None)
-            if one is not None:
-                one(self)
-            else:
-                doc.resolve()
+        if self._doc is not None:
+            _locate(self)
         return self
 
-    line = property(lambda self: self._resolved()._line)
-    col = property(lambda self: self._resolved()._col)
-    end_line = property(lambda self: self._resolved()._end_line)
-    end_col = property(lambda self: self._resolved()._end_col)
-    start = property(lambda self: self._resolved()._start)
-    end = property(lambda self: self._resolved()._end)
 
     def __reduce__(self):
         if self._doc is not None:  # packed for the cache or a --jobs worker: offsets stay unresolved
@@ -123,6 +119,17 @@ class Span(SpanBase):
             if packed is not None:
                 return packed
         return (Span, self.astuple())
+
+
+def _locate(span: SpanBase) -> None:
+    """Give a deferred span its position: a JSON document locates this span alone
+    (netlint.parsing._LazyJson), other documents resolve all of theirs at once."""
+    doc = span._doc
+    one = getattr(doc, "resolve_span", None)
+    if one is not None:
+        one(span)
+    else:
+        doc.resolve()
 
 
 class JsonSpan(SpanBase):
@@ -143,21 +150,10 @@ class JsonSpan(SpanBase):
         self._doc = None
 
     def _resolved(self) -> Span:
-        doc = self._doc
-        if doc is not None:
-            one = getattr(doc, "resolve_span", None)
-            if one is not None:
-                one(self)
-            else:
-                doc.resolve()
+        if self._doc is not None:
+            _locate(self)
         return self._line
 
-    line = property(lambda self: self._resolved()._line)
-    col = property(lambda self: self._resolved()._col)
-    end_line = property(lambda self: self._resolved()._end_line)
-    end_col = property(lambda self: self._resolved()._end_col)
-    start = property(lambda self: self._resolved()._start)
-    end = property(lambda self: self._resolved()._end)
 
     # Pickled by the interpreter's own slot reduction (C, no Python call per span: packing a file's
     # models for the cache reduces ~500 of them for a SONiC file, ~1,700 for a 32-port one); its
