@@ -122,3 +122,24 @@ def by_distance(word: str, table: tuple[str, ...], budget: int,
             if d < best_d or (d == best_d and best is not None and entry < best):
                 best, best_d = entry, d
     return best
+
+
+def distance(a: str, b: str, limit: int = 99) -> int:
+    """Optimal-string-alignment edit distance (insert, delete, substitute, swap neighbours)."""
+    if abs(len(a) - len(b)) > limit:
+        return limit + 1
+    prev2: list[int] = []
+    prev = list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        cur = [i] + [0] * len(b)
+        best = cur[0]
+        for j in range(1, len(b) + 1):
+            cost = 0 if a[i - 1] == b[j - 1] else 1
+            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                cur[j] = min(cur[j], prev2[j - 2] + 1)
+            best = min(best, cur[j])
+        if best > limit:
+            return limit + 1
+        prev2, prev = prev, cur
+    return prev[len(b)]

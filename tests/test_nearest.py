@@ -35,7 +35,7 @@ def _scan_nearest(word, table, budget):
     """The former loop of registry.closest / stacks.suggest: smallest distance, then smallest name."""
     best, best_d = None, budget + 1
     for cand in table:
-        d = reg_mod.distance(word, cand, budget)
+        d = nearest.distance(word, cand, budget)
         if d < best_d or (d == best_d and best is not None and cand < best):
             best, best_d = cand, d
     return best
@@ -79,7 +79,7 @@ def test_nccl_registry_suggestions_equal_the_scan():
         word = typo(name, i)
         budget = reg_mod._budget(word)
         want = _scan_nearest(word, table, budget)
-        assert nearest.by_distance(word, tuple(table), budget, reg_mod.distance) == want, word
+        assert nearest.by_distance(word, tuple(table), budget, nearest.distance) == want, word
         hits += want is not None
     assert hits > 0.9 * len(table)
     assert reg.suggest("NCCL_IB_HCAA") == "NCCL_IB_HCA"
@@ -92,12 +92,12 @@ def test_stack_suggestions_equal_the_scan():
         word = typo(name, i).upper()
         core = len(word) - stacks._prefix_len(word)
         budget = 1 if core <= 5 else 2 if core <= 14 else 3
-        assert nearest.by_distance(word, table, budget, reg_mod.distance) == _scan_nearest(word, table, budget), word
+        assert nearest.by_distance(word, table, budget, nearest.distance) == _scan_nearest(word, table, budget), word
 
 
 def test_bounds_keep_entries_equal_to_the_word():
     table = ("ab", "ba", "abc", "", "a")
-    assert nearest.by_distance("ab", table, 1, reg_mod.distance) == "ab"
-    assert nearest.by_distance("", table, 1, reg_mod.distance) == ""
+    assert nearest.by_distance("ab", table, 1, nearest.distance) == "ab"
+    assert nearest.by_distance("", table, 1, nearest.distance) == ""
     assert nearest.close_match("", table, 0.75) == _difflib_hit("", list(table), 0.75)
     assert nearest.close_match("ba", table, 0.6) == _difflib_hit("ba", list(table), 0.6)

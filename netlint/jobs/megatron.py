@@ -168,28 +168,15 @@ def is_misspelling(flag: str, known: str) -> bool:
     (``--tensor-model-parallel``: argparse takes no abbreviation here), or its words in another order.
     ``--attention-head-type`` is no slip of ``--num-attention-heads``: a fork or another release of
     Megatron-LM may define it (bigcode-project/Megatron-LM does)."""
+    from netlint.nearest import distance
+
     a, b = flag.lower(), known.lower()
-    if _distance_at_most(a, b, 2):
+    if distance(a, b, 2) <= 2:
         return True
     words, known_words = a.lstrip("-").split("-"), b.lstrip("-").split("-")
     if len(words) < len(known_words) and known_words[:len(words)] == words:
         return True
     return sorted(words) == sorted(known_words)
-
-
-def _distance_at_most(a: str, b: str, limit: int) -> bool:
-    """Levenshtein distance of ``a`` and ``b`` ≤ ``limit`` (rows cut to the band that can stay under it)."""
-    if abs(len(a) - len(b)) > limit:
-        return False
-    row = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        prev, row[0] = row[0], i
-        for j, cb in enumerate(b, 1):
-            cur = min(row[j] + 1, row[j - 1] + 1, prev + (ca != cb))
-            prev, row[j] = row[j], cur
-        if min(row) > limit:
-            return False
-    return row[-1] <= limit
 
 
 def entry_of(word: Scalar | None) -> Entry | None:

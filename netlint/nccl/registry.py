@@ -223,27 +223,6 @@ def target_version(ws) -> tuple[int, ...] | None:
 
 # --- did-you-mean ------------------------------------------------------------------------------
 
-def distance(a: str, b: str, limit: int = 99) -> int:
-    """Optimal-string-alignment edit distance (insert, delete, substitute, swap neighbours)."""
-    if abs(len(a) - len(b)) > limit:
-        return limit + 1
-    prev2: list[int] = []
-    prev = list(range(len(b) + 1))
-    for i in range(1, len(a) + 1):
-        cur = [i] + [0] * len(b)
-        best = cur[0]
-        for j in range(1, len(b) + 1):
-            cost = 0 if a[i - 1] == b[j - 1] else 1
-            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
-            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
-                cur[j] = min(cur[j], prev2[j - 2] + 1)
-            best = min(best, cur[j])
-        if best > limit:
-            return limit + 1
-        prev2, prev = prev, cur
-    return prev[len(b)]
-
-
 def _budget(name: str) -> int:
     core = name[5:] if name.startswith("NCCL_") else name
     return 1 if len(core) <= 5 else 2 if len(core) <= 14 else 3
@@ -251,7 +230,7 @@ def _budget(name: str) -> int:
 
 def closest(name: str, candidates: list[str]) -> str | None:
     """A near miss: within a small edit distance (scaled by length), or the same words reordered."""
-    from netlint.nearest import by_distance
+    from netlint.nearest import by_distance, distance
 
     upper = name.upper()
     best = by_distance(upper, tuple(candidates), _budget(upper), distance)

@@ -170,7 +170,7 @@ def suggest(name: str) -> str | None:
 
     The edit budget scales with the part after the stack's prefix, as NCCL301's does after ``NCCL_``;
     a name of another libfabric provider (``FI_TCP_IFACE``) gets no suggestion."""
-    from netlint.nccl.registry import distance
+    from netlint.nearest import distance
     from netlint.nearest import by_distance
 
     upper = name.upper()

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from netlint.nccl import stacks
-from netlint.nccl.registry import distance
+from netlint.nearest import distance
 
 KEYS = stacks.KEYS
 STATUSES = {"active", "deprecated", "alias", "removed", "removed-error"}

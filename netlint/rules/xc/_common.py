@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from netlint.findings import Related
 from netlint.nccl import lists, scope
-from netlint.nccl.registry import distance
+from netlint.nearest import distance
 
 
 def transport(ws) -> str | None:

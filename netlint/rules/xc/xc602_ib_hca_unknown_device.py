@@ -5,7 +5,7 @@ from typing import Iterator
 from netlint.findings import Finding, Severity
 from netlint.nccl.fixes import piece_span, value_fix
 from netlint.rules.base import Rule
-from netlint.nccl.registry import distance
+from netlint.nearest import distance
 from netlint.rules.xc._common import inventory_nics, inventory_related, list_settings, summary, transport
 
 
