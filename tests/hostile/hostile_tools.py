@@ -30,10 +30,13 @@ def reader_limits_nesting() -> bool:
     and the finding is at the reader's position, further on the line."""
     import yaml
 
+    from netlint.parsing import READER_DEPTH_ERROR, READER_MAX_DEPTH
+
+    deep = READER_MAX_DEPTH + 100
     try:
-        yaml.compose("[" * 1100 + "]" * 1100, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        yaml.compose("[" * deep + "]" * deep, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except yaml.YAMLError as exc:
-        return "exceeded maximum nesting depth" in str(exc)
+        return READER_DEPTH_ERROR in str(exc)
     except RecursionError:
         return False
     return False
