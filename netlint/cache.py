@@ -4,7 +4,7 @@ Two kinds of entries, written to a temporary name and moved into place (a reader
 one; two runs writing at once leave one whole):
 
 * **one per file**, keyed by a blake2b digest of the file's bytes, its path in the project, netlint's
-  version and build (:func:`build_id`), Python's version and the effective configuration (:func:`salt`): the file's
+  version and build (:func:`netlint.build_id.build_id`), Python's version and the effective configuration (:func:`salt`): the file's
   :class:`~netlint.packing.Packed` — loader findings, what it was read as, the models rules read — and
   the paths its loaders looked at beside it (netlint/load_many.py). All in one pack,
   ``v1/files.pack``. A run whose files changed loads only those; the join and the rules across files
@@ -45,43 +45,12 @@ CACHEDIR_TAG = ("Signature: 8a477f597d28d172789f06886806bc55\n"
                 "# For information about cache directory tags see https://bford.info/cachedir/\n")
 
 
-def build_id() -> str:
-    """Which netlint wrote an entry: its version alone misses an edited checkout or an editable
-    install between releases (an entry pickled by other code unpickles into objects that lack the
-    fields today's rules read). A digest of the name, size and time of every source and data file of
-    the package (its built-in packs, recommended values and schemas among them): one stat each."""
-    global _BUILD_ID
-    if _BUILD_ID is None:
-        _BUILD_ID = tree_digest(Path(__file__).resolve().parent)
-    return _BUILD_ID
-
-
-def tree_digest(top: Path) -> str:
-    """A digest of the path, size and modification time of every .py, .yaml and .json below ``top``."""
-    h = hashlib.blake2b(digest_size=16)
-    stack = [str(top)]
-    while stack:
-        folder = stack.pop()
-        with os.scandir(folder) as it:
-            entries = sorted(it, key=lambda e: e.name)
-        for e in entries:
-            if e.is_dir(follow_symlinks=False):
-                if e.name != "__pycache__":
-                    stack.append(e.path)
-            elif e.name.endswith((".py", ".yaml", ".json")):
-                st = e.stat()
-                h.update(f"{e.path}\0{st.st_size}\0{st.st_mtime_ns}\0".encode("utf-8", "surrogateescape"))
-    return h.hexdigest()
-
-
-_BUILD_ID: str | None = None
-
-
 class Cache:
     def __init__(self, folder: Path, salt: bytes):
         self.folder = folder
         self.salt = salt
         from netlint import __version__
+        from netlint.build_id import build_id
 
         self.header = (_MAGIC, SCHEMA, __version__, build_id(), sys.version_info[:2], salt)
         self.base = folder / f"v{SCHEMA}"

@@ -336,8 +336,8 @@ def test_inventory_and_configuration_edits(examples: Path, capsys, monkeypatch):
 
 def test_an_entry_of_another_build_of_the_same_version_is_not_read(examples: Path, capsys, monkeypatch):
     """An edited checkout keeps its version string: its entries hold objects pickled from other code
-    (a model without a field today's rules read), so the build is part of the key (netlint.cache.build_id)."""
-    import netlint.cache as cache
+    (a model without a field today's rules read), so the build is part of the key (netlint.build_id)."""
+    import netlint.build_id as cache
 
     plain = check(examples, "--no-cache", capsys=capsys)
     check(examples, capsys=capsys)
@@ -348,7 +348,7 @@ def test_an_entry_of_another_build_of_the_same_version_is_not_read(examples: Pat
 
 
 def test_build_id_follows_the_package_files(tmp_path: Path):
-    import netlint.cache as cache
+    import netlint.build_id as cache
 
     assert cache.build_id() == cache.build_id()  # once a run (the package is not edited under a run)
     assert len(cache.tree_digest(Path(cache.__file__).resolve().parent)) == 32
