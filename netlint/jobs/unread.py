@@ -29,6 +29,19 @@ def _nl012(message: str, span, key: str) -> Finding:
     return Finding("NL012", message, span, Severity.INFO, key=key)
 
 
+def _written(word, cmd: "Command") -> str:
+    """The word as the script writes it (``${CONFIG_PATH}``): a word whose value came unknown through a
+    variable has no raw text of its own, and its value shows only as ``…``."""
+    if word.raw:
+        return word.raw
+    span = word.span
+    for w in cmd.argv:
+        for p in w.parts:
+            if p.ft is not None and p.ft.path == span.file and 0 <= span.start < span.end <= len(p.ft.text):
+                return p.ft.text[span.start:span.end]
+    return word.text
+
+
 def _looks_like_training(cmd: "Command") -> bool:
     from netlint.jobs.launch import CORE_FLAGS
 
@@ -83,7 +96,7 @@ def unread_launches(script: "Script", built: list["TrainingJob"]) -> Iterator[Fi
         head = cmd.argv[0]
         if isinstance(head.value, Unknown):
             u = head.value
-            yield _nl012(f"launch not read: the command `{head.raw or head.text}` is unknown ({u.reason}); "
+            yield _nl012(f"launch not read: the command `{_written(head, cmd)}` is unknown ({u.reason}); "
                          "no training job was built from this line, so its sizes are not checked",
                          head.span, f"unread-launch:{head.span.line}:{head.span.col}")
             continue
@@ -117,7 +130,7 @@ def unread_launches(script: "Script", built: list["TrainingJob"]) -> Iterator[Fi
             else next((w for w in launch.script_args if isinstance(w.value, Unknown)), None)
         if word is None:
             continue
-        yield _nl012(f"launch not read: `{word.raw or word.text}` is unknown ({word.value.reason}); netlint "
+        yield _nl012(f"launch not read: `{_written(word, cmd)}` is unknown ({word.value.reason}); netlint "
                      f"cannot tell whether this {launch.launcher} line starts a training job",
                      word.span, f"unread-launch:{word.span.line}:{word.span.col}")
 

@@ -34,6 +34,16 @@ def test_unknown_entry_script(tmp_path):
     assert (line, col) == (1, 29) and "$MEGATRON_DIR" in msg
 
 
+def test_unknown_word_is_named_as_written(tmp_path):
+    # the value came through a variable from `$1`: the message names `${CONFIG_PATH}`, not `…`
+    text = ("A=$1; shift\nCONFIG_PATH=$1; shift\n"
+            "torchrun --nproc-per-node 8 scripts/train.py \\\n    ${CONFIG_PATH} \\\n    --x=1\n")
+    report = lint_repo(tmp_path, {"train.sh": text})
+    [(line, col, msg)] = nl012(report)
+    assert (line, col) == (4, 5)
+    assert "`${CONFIG_PATH}` is unknown (positional parameter $1)" in msg and "…" not in msg
+
+
 def test_world_size_from_the_environment(tmp_path):
     text = f"torchrun --nnodes $NNODES --nproc_per_node 8 {ARGS}\n"
     report = lint_repo(tmp_path, {"train.sh": text})
