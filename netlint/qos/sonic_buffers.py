@@ -7,7 +7,7 @@ from typing import Iterator
 
 from netlint.located import Scalar, Span
 from netlint.models.switch import BufferPool, BufferProfile, PgBinding, Port, QueueCfg
-from netlint.qos.sonic_catalogue import _at, _ranges
+from netlint.qos.sonic_catalogue import _at, _ranges, port_list
 from netlint.qos.units import parse_cable_m, strip_ref
 
 
@@ -74,8 +74,9 @@ class BufferTables:
             sk = self.split_key(table, key, _at(t, key))
             if sk is None:
                 continue
-            pname, idx, _ = sk
-            self.known_port(pname, _at(t, key), where)
+            pnames, idx = port_list(sk[0]) if not sk[2] else [sk[0]], sk[1]
+            for pname in pnames:
+                self.known_port(pname, _at(t, key), where)
             indexes = _ranges(idx)
             if indexes is None or (top is not None and any(not 0 <= i <= top for i in indexes)):
                 self.bad(_at(t, key), f"{where}: {what} {idx!r} {complaint}", where)
@@ -84,7 +85,8 @@ class BufferTables:
             if prof is not None and prof.value != "NULL":
                 self.check_ref(prof, "BUFFER_PROFILE", self.sw.buffer_profiles, where + ".profile", "buffer profile")
             path = self.path + (table, key)
-            yield t.key_span(key), path, self.port(pname, t.key_span(key), path), indexes, prof
+            for pname in pnames:
+                yield t.key_span(key), path, self.port(pname, t.key_span(key), path), indexes, prof
 
     def _profile_lists(self) -> None:
         for table in ("BUFFER_PORT_INGRESS_PROFILE_LIST", "BUFFER_PORT_EGRESS_PROFILE_LIST"):

@@ -46,6 +46,16 @@ def _ranges(text: str) -> tuple[int, ...] | None:
     return tuple(r) if r is not None else None
 
 
+def port_list(text: str) -> list[str]:
+    """The ports of a key's port part: ``Ethernet0,Ethernet4`` is two. orchagent splits PORT_QOS_MAP,
+    QUEUE, BUFFER_PG and BUFFER_QUEUE keys on ``,`` (sonic-net/sonic-swss@e6b0c5b
+    ``orchagent/qosorch.cpp`` L1806, L2058: ``tokenize(…, list_item_delimiter)``; the same in
+    ``orchagent/bufferorch.cpp``), and device ``qos.json`` files write one entry for many ports."""
+    if "," not in text:
+        return [text]
+    return [name.strip() for name in text.split(",") if name.strip()] or [text]
+
+
 def _at(table: MapNode, key: Any) -> Scalar:
     """A located stand-in for an entry key (findings about a key point at the key)."""
     return table.keys_at.get(key) or Scalar(key, table.span)

@@ -7,7 +7,7 @@ from typing import Any
 
 from netlint.located import MapNode, Scalar
 from netlint.models.switch import QueueCfg, Watchdog
-from netlint.qos.sonic_catalogue import KIND_TABLE, PORT_MAP_FIELDS, _at, _ranges
+from netlint.qos.sonic_catalogue import KIND_TABLE, PORT_MAP_FIELDS, _at, _ranges, port_list
 from netlint.qos.units import split_list
 
 
@@ -45,23 +45,21 @@ class PortTables:
             if name.lower() == "global":
                 self.sw.global_maps.update(refs)
                 continue
-            self.known_port(name, _at(t, name), where)
-            p = self.port(name, t.key_span(name), self.path + ("PORT_QOS_MAP", name))
-            p.qos_span, p.qos_path = e.span, self.path + ("PORT_QOS_MAP", name)
-            p.maps = refs
-            p.scheduler = sched
-            p.pfc_path = p.qos_path + ("pfc_enable",)
-            pe = e.get("pfc_enable")
-            if isinstance(pe, Scalar):
-                items = self.prio_list(pe, where + ".pfc_enable")
-                if items is not None:
-                    p.pfc_enable, p.pfc_enable_token = items, pe
-            wd = e.get("pfcwd_sw_enable")
-            if isinstance(wd, Scalar):
-                items = self.prio_list(wd, where + ".pfcwd_sw_enable")
-                if items is not None:
-                    w = p.watchdog or Watchdog(path=self.path + ("PFC_WD", name))
-                    w.priorities, w.priorities_token = items, wd
+            pe, wd = e.get("pfc_enable"), e.get("pfcwd_sw_enable")
+            pfc = self.prio_list(pe, where + ".pfc_enable") if isinstance(pe, Scalar) else None
+            wd_prios = self.prio_list(wd, where + ".pfcwd_sw_enable") if isinstance(wd, Scalar) else None
+            for pname in port_list(name):  # one entry may stand for several ports
+                self.known_port(pname, _at(t, name), where)
+                p = self.port(pname, t.key_span(name), self.path + ("PORT_QOS_MAP", name))
+                p.qos_span, p.qos_path = e.span, self.path + ("PORT_QOS_MAP", name)
+                p.maps = refs
+                p.scheduler = sched
+                p.pfc_path = p.qos_path + ("pfc_enable",)
+                if pfc is not None:
+                    p.pfc_enable, p.pfc_enable_token = pfc, pe
+                if wd_prios is not None:
+                    w = p.watchdog or Watchdog(path=self.path + ("PFC_WD", pname))
+                    w.priorities, w.priorities_token = wd_prios, wd
                     p.watchdog = w
 
     def prio_list(self, token: Scalar, where: str) -> list[Scalar] | None:
@@ -98,14 +96,16 @@ class PortTables:
                 continue
             parts = str(key).split("|")
             if len(parts) == 2:
-                pname, idx = parts
-                if known is not None and pname not in known:
-                    self.known_port(pname, _at(t, key), f"QUEUE|{key}")
+                pnames, idx = port_list(parts[0]), parts[1]
+                for pname in pnames:
+                    if known is not None and pname not in known:
+                        self.known_port(pname, _at(t, key), f"QUEUE|{key}")
             else:
                 sk = self.split_key("QUEUE", str(key), _at(t, key))
                 if sk is None:
                     continue
                 pname, idx, _ = sk
+                pnames = [pname]
                 self._voq_local_check(pname, _at(t, key), f"QUEUE|{key}")
             qs = _ranges(idx)
             if qs is None:
@@ -118,14 +118,15 @@ class PortTables:
             if wred is not None and wred.value not in wreds:
                 self.check_ref(wred, "WRED_PROFILE", wreds, f"QUEUE|{key}.wred_profile", "WRED profile")
             kspan = t.key_span(key)
-            p = ports.get(pname) or self.port(pname, kspan, base + (key,))
             path = base + (key,)
-            for q in qs:
-                qc = p.queues.get(q)
-                if qc is None:
-                    p.queues[q] = QueueCfg(index=q, span=kspan, path=path, scheduler=sched, wred_profile=wred)
-                else:
-                    qc.scheduler, qc.wred_profile = sched or qc.scheduler, wred or qc.wred_profile
+            for pname in pnames:
+                p = ports.get(pname) or self.port(pname, kspan, path)
+                for q in qs:
+                    qc = p.queues.get(q)
+                    if qc is None:
+                        p.queues[q] = QueueCfg(index=q, span=kspan, path=path, scheduler=sched, wred_profile=wred)
+                    else:
+                        qc.scheduler, qc.wred_profile = sched or qc.scheduler, wred or qc.wred_profile
 
     def _pfc_wd(self) -> None:
         t = self.table("PFC_WD")

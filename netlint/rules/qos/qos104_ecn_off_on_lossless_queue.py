@@ -68,7 +68,7 @@ class EcnOffOnLosslessQueue(Rule):
                         marking = wp
             for name, rows in sorted(by_profile.items()):
                 wp = sw.wred_profiles[name]
-                ports = [r[0] for r in rows]
+                ports = list({id(r[0]): r[0] for r in rows}.values())  # a port has several lossless queues
                 qs = sorted({r[1] for r in rows})
                 new = ecn_on_value(sw.format)
                 if wp.ecn is not None:
@@ -96,9 +96,11 @@ class EcnOffOnLosslessQueue(Rule):
                 span = qc.span if qc is not None else (port.qos_span or port.span)
                 fix = None
                 if qc is not None and qc.path and marking is not None and sw.format in ("sonic", "sonic-yang"):
+                    # one edit per QUEUE entry: an entry keyed `Ethernet0,Ethernet4|3` binds several ports
+                    entries = {r[1].path: r[1] for r in rows if r[1] is not None and r[1].path}
                     fix = Fix(f"use WRED profile '{marking.name}'", tuple(
-                        add_key(sw.format, r[1].span, r[1].path + ("wred_profile",), marking.name)
-                        for r in rows if r[1] is not None and r[1].path), safe=False)
+                        add_key(sw.format, entry.span, path + ("wred_profile",), marking.name)
+                        for path, entry in entries.items()), safe=False)
                 yield self.finding(
                     f"lossless queue {q} has no ECN/WRED profile on {len(ports)} port(s) "
                     f"({names(p.name for p in ports)}): ECN never marks it", span,
