@@ -191,6 +191,8 @@ class Watchdog:
     action: Scalar | None = None            # drop | forward | alert
     priorities: list[Scalar] | None = None  # SONiC pfcwd_sw_enable (None = not said)
     priorities_token: Scalar | None = None
+    # SONiC: the PFC_WD entry lacks detection_time, so orchagent refuses it and starts no watchdog
+    detection_missing: bool = False
 
 
 @_obj

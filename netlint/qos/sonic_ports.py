@@ -146,5 +146,6 @@ class PortTables:
             w.enabled = Scalar(True, t.key_span(name))
             w.action = self.enum_field(e, "action", where, ("drop", "forward", "alert"))
             w.detection_ms = self.int_field(e, "detection_time", where, check_range=False)
+            w.detection_missing = "detection_time" not in e
             w.restoration_ms = self.int_field(e, "restoration_time", where, check_range=False)
             p.watchdog = w

@@ -26,6 +26,8 @@ class PfcWatchdog(Rule):
       A rendered `qos.json` without PFC_WD says nothing (SONiC starts the watchdog from
       `default_pfcwd_status` at boot) and is not judged. SONiC dual-ToR ports (PFC 2,3,4,6) watch
       3,4 only by design.
+    - not started (warning): a SONiC PFC_WD entry of a lossless port without `detection_time`; orchagent
+      refuses the entry ("detection_time missing") and never starts the watchdog there.
     - out of range (error, every port): detection_time 100..5000 ms, restoration_time 100..60000 ms,
       POLL_INTERVAL 100..1000 ms, and detection/restoration ≥ POLL_INTERVAL (SONiC rejects others).
 
@@ -43,7 +45,8 @@ class PfcWatchdog(Rule):
 
     Source: sonic-net/sonic-buildimage@086b03bd `src/sonic-yang-models/yang-models/sonic-pfcwd.yang`
     L59-95 (detection_time 100..5000, restoration_time 100..60000, POLL_INTERVAL 100..1000, both ≥
-    POLL_INTERVAL); sonic-net/sonic-utilities@691b1bbc `pfcwd/main.py` L36-42 (defaults 200/200/200
+    POLL_INTERVAL); sonic-net/sonic-swss@e6b0c5b `orchagent/pfcwdorch.cpp` `createEntry` (an entry
+    without `detection_time` is `task_invalid_entry`: no watchdog); sonic-net/sonic-utilities@691b1bbc `pfcwd/main.py` L36-42 (defaults 200/200/200
     ms, action drop); NVIDIA Cumulus Linux 5.14 User Guide, Quality of Service › PFC watchdog (poll
     100 ms, 3 intervals); sonic-net/sonic-mgmt#14526, sonic-net/sonic-buildimage#23444.
     """
@@ -85,6 +88,7 @@ class PfcWatchdog(Rule):
     def _off(self, sw: SwitchQos, text: str | None) -> Iterator[Finding]:
         partial: dict[tuple, list[tuple[Port, list[int]]]] = {}
         missing: list[Port] = []
+        rejected: list[Port] = []  # a PFC_WD entry orchagent refuses: no detection_time
         for port in lossless_ports(sw):
             if _undeclared(sw, port):
                 continue   # NL011 already says the PORT_QOS_MAP entry names no port
@@ -103,6 +107,8 @@ class PfcWatchdog(Rule):
                 full = sw.complete and sw.format == "sonic"  # YANG test data is not a whole config
                 if (w is None or w.span is None) and (has_table or (full and not started)):
                     missing.append(port)
+                elif w is not None and w.span is not None and w.detection_missing:
+                    rejected.append(port)
             elif sw.format in ("native", "nvue"):
                 if port.name.startswith("(") and sw.format == "nvue":
                     continue  # no interface section: nothing said about per-port watchdogs
@@ -141,6 +147,12 @@ class PfcWatchdog(Rule):
             yield self.finding(
                 f"PFC watchdog is off on {len(missing)} lossless port(s) ({names(p.name for p in missing)})",
                 span, key=f"{sw.name}:pfcwd:off", fix=fix, severity=Severity.WARNING)
+        if rejected:
+            yield self.finding(
+                f"PFC watchdog is not started on {len(rejected)} lossless port(s) "
+                f"({names(p.name for p in rejected)}): the PFC_WD entry has no detection_time, and SONiC "
+                f"rejects such an entry rather than use a default", rejected[0].watchdog.span,
+                key=f"{sw.name}:pfcwd:no-detection", severity=Severity.WARNING)
 
 
 def _undeclared(sw: SwitchQos, port: Port) -> bool:
