@@ -165,15 +165,22 @@ def suggest(flag: str, among=None) -> str | None:
 def is_misspelling(flag: str, known: str) -> bool:
     """Whether ``flag`` reads as a slip of ``known`` rather than a flag of its own: a letter or two
     away (``--freeze-Vit``, ``--tensor-model-paralel-size``), ``known`` cut short at a dash
-    (``--tensor-model-parallel``: argparse takes no abbreviation here), or its words in another order.
+    (``--tensor-model-parallel``: argparse takes no abbreviation here), or its words in another order —
+    but not when the one word that differs is half changed (``--dion-momentum``, ``--muon-momentum``).
     ``--attention-head-type`` is no slip of ``--num-attention-heads``: a fork or another release of
     Megatron-LM may define it (bigcode-project/Megatron-LM does)."""
     from netlint.nearest import distance
 
     a, b = flag.lower(), known.lower()
-    if distance(a, b, 2) <= 2:
-        return True
     words, known_words = a.lstrip("-").split("-"), b.lstrip("-").split("-")
+    if distance(a, b, 2) <= 2:
+        # ... unless the two differ in one short word, half of it changed: ``--dion-momentum`` is the
+        # Dion optimizer's own flag (krafton-ai/Megatron-Dion), not a slip of ``--muon-momentum``
+        if len(words) == len(known_words):
+            differ = [(w, k) for w, k in zip(words, known_words) if w != k]
+            if len(differ) == 1 and 2 * distance(*differ[0], 4) >= max(len(differ[0][0]), len(differ[0][1])):
+                return False
+        return True
     if len(words) < len(known_words) and known_words[:len(words)] == words:
         return True
     return sorted(words) == sorted(known_words)

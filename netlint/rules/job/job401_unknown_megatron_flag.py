@@ -17,7 +17,10 @@ class UnknownMegatronFlag(Rule):
     what must be installed: ``pretrain_gpt.py`` and ``pretrain_hybrid.py`` add modelopt's arguments
     only when ``nvidia-modelopt`` imports (pretrain_gpt.py L82-90, L525-527), and the core adds
     ``--kitchen-*`` only with NVIDIA's Kitchen extension, which is not public (arguments.py
-    L3741-3769; ``megatron/core/extensions/kitchen.py`` sets ``HAVE_KITCHEN = False``).
+    L3741-3769; ``megatron/core/extensions/kitchen.py`` sets ``HAVE_KITCHEN = False``). A flag removed
+    since core_v0.15.0 is a warning too: releases up to core_v0.15.0, and forks of them (ROCm/Megatron-LM
+    keeps ``--no-async-tensor-model-parallel-allreduce`` as "DEPRECATED. This flag is ignored."), still
+    take it, and netlint cannot see which one the job runs.
 
     **Why**: the parser is built with ``allow_abbrev=False`` and read with ``parse_args()``
     (arguments.py L117-133): the launch dies on every rank with ``error: unrecognized arguments:
@@ -32,7 +35,9 @@ class UnknownMegatronFlag(Rule):
 
     **Fix**: the did-you-mean spelling among the script's own flags, when the flag reads as a slip of
     it — a letter or two away, the flag cut short at a dash, or its words in another order (unsafe: a
-    different flag may change the run). A flag that is no slip of a known one may be defined by a fork
+    different flag may change the run). Not a slip: one of a family of flags the launch names
+    (``--optimizer dion --dion-momentum 0.95 --dion-beta1 0.9``: krafton-ai/Megatron-Dion defines them),
+    or a flag whose one differing word is half changed (``--dion-momentum`` vs ``--muon-momentum``). A flag that is no slip of a known one may be defined by a fork
     (bigcode-project/Megatron-LM@7c325cd3 ``megatron/arguments.py`` adds ``--attention-head-type``,
     ``--tokenizer-file``) or by another release, and netlint cannot see which Megatron-LM the job runs:
     those are listed once per job, as info, with no rename. None for a flag that another entry point's
@@ -59,6 +64,7 @@ class UnknownMegatronFlag(Rule):
                 yield from self._unknown_entry(ws, job)
                 continue
             parser = megatron.parser_of(entry)
+            families = _families(job, parser)
             seen, unexplained = set(), []
             for a in job.arg_list:
                 name = a.name
@@ -71,7 +77,7 @@ class UnknownMegatronFlag(Rule):
                         yield self._optional(job, a, entry, parser[name][0], needs)
                     continue
                 if entry.strict:
-                    found = self._unknown(ws, job, a, entry, parser)
+                    found = self._unknown(ws, job, a, entry, parser, families)
                     if found is None:
                         unexplained.append(a)
                     else:
@@ -85,15 +91,17 @@ class UnknownMegatronFlag(Rule):
         return self.finding(msg, a.flag.span, key=key(job, a.name), severity=Severity.WARNING,
                             related=origin(a.flag))
 
-    def _unknown(self, ws, job, a, entry, parser):
+    def _unknown(self, ws, job, a, entry, parser, families=frozenset()):
         from netlint.findings import Fix, replace_span
 
         name = a.name
         why = megatron.REMOVED.get(name) or next(
             (v for p, v in megatron.REMOVED_PREFIXES.items() if name.startswith(p)), None)
-        if why:
-            msg = f"{name} was {why}; Megatron-LM now stops with 'unrecognized arguments'"
-            return self.finding(msg, a.flag.span, key=key(job, name), related=origin(a.flag))
+        if why:  # fatal on a current Megatron-LM only: a release or fork before the removal takes it
+            msg = (f"{name} was {why}; a Megatron-LM from after that stops with 'unrecognized arguments' "
+                   f"(earlier releases and forks of them accept it)")
+            return self.finding(msg, a.flag.span, key=key(job, name), related=origin(a.flag),
+                                severity=Severity.WARNING)
         msg = f"{entry.path} does not define {name}: the launch stops with 'unrecognized arguments'"
         elsewhere = sorted({e for p in megatron.providers_of(name) for e in megatron.entries_with(p)},
                            key=lambda p: (p.count("/"), p))
@@ -102,6 +110,8 @@ class UnknownMegatronFlag(Rule):
             shown = ", ".join(elsewhere[:3]) + (", …" if len(elsewhere) > 3 else "")
             msg += f" (it is an argument of {shown})"
             return self.finding(msg, a.flag.span, key=key(job, name), related=origin(a.flag))
+        if _first_word(name) in families:
+            return None  # one of a family of flags the launch names (`--optimizer dion --dion-…`): a fork's
         hint = megatron.suggest(name, [f for f, (_, needs) in parser.items() if f.startswith("--")])
         if hint is None or not megatron.is_misspelling(name, hint):
             return None  # no slip of a known flag: a fork's or another release's own (_unexplained)
@@ -155,3 +165,26 @@ class UnknownMegatronFlag(Rule):
         related = [Related(a.flag.span, f"{a.name}") for a in flags[1:] if a.flag.span.line > 0]
         yield self.finding(msg, flags[0].flag.span, key=key(job, "unknown-entry"), severity=Severity.INFO,
                            related=related + origin(flags[0].flag))
+
+
+def _first_word(flag: str) -> str:
+    return flag.lstrip("-").split("-", 1)[0].lower()
+
+
+def _families(job, parser) -> frozenset[str]:
+    """First words that mark a fork's family of flags in this launch: shared by two flags the parser does
+    not define (``--dion-momentum``, ``--dion-beta1``), or given as a value (``--optimizer dion``). A slip
+    is one flag gone wrong; a family is a feature the script's Megatron-LM has."""
+    from collections import Counter
+
+    unknown = Counter(_first_word(a.name) for a in job.arg_list
+                      if isinstance(a.name, str) and a.name.startswith("--") and a.name not in parser
+                      and "-" in a.name.lstrip("-"))
+    values = set()
+    for a in job.arg_list:
+        written = str(a.flag.value)
+        if "=" in written:  # --optimizer=dion
+            values.add(written.split("=", 1)[1].lower())
+        values.update(str(v.value).lower() for v in a.values)
+    return frozenset(w for w, n in unknown.items() if n > 1) | frozenset(w for w in unknown if w in values)
+

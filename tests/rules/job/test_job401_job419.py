@@ -101,6 +101,31 @@ def test_a_forks_flags_are_one_info_without_a_rename(tmp_path):
     assert [r.span.col for r in f.related] == [col(line, "--tokenizer-file")]
 
 
+def test_a_family_of_fork_flags_is_one_info_without_a_rename(tmp_path):
+    # krafton-ai/Megatron-Dion@2d0d2518 megatron/training/arguments.py L2092-2124 defines --optimizer dion
+    # and the --dion-* flags; --dion-beta1 is one letter from --lion-beta1, but the launch names the family
+    line = launch("pretrain_gpt.py", "--optimizer dion --dion-momentum 0.95 --dion-beta1 0.9")
+    f = only(lint_repo(tmp_path, {"t.sh": ENV + line}), "JOB401")
+    assert at(f) == (2, col(line, "--dion-momentum")) and f.severity == Severity.INFO and f.fix is None
+    assert "does not define --dion-momentum, --dion-beta1" in f.message
+
+
+def test_a_flag_named_after_a_value_of_the_launch_gets_no_rename(tmp_path):
+    # `--optimizer adam --adam-beta3`: a fork's optimizer option as much as a slip of --adam-beta1; the
+    # family reading wins (no guess at which), one info
+    line = launch("pretrain_gpt.py", "--optimizer adam --adam-beta3 0.9")
+    f = only(lint_repo(tmp_path, {"t.sh": ENV + line}), "JOB401")
+    assert at(f) == (2, col(line, "--adam-beta3")) and f.severity == Severity.INFO and f.fix is None
+
+
+def test_a_flag_removed_after_a_release_is_a_warning(tmp_path):
+    # ROCm/Megatron-LM keeps it ("DEPRECATED. This flag is ignored."); NVIDIA's core_v0.16.0 rejects it
+    line = launch("pretrain_gpt.py", "--no-async-tensor-model-parallel-allreduce")
+    f = only(lint_repo(tmp_path, {"t.sh": ENV + line}), "JOB401")
+    assert at(f) == (2, col(line, "--no-async")) and f.severity == Severity.WARNING and f.fix is None
+    assert "removed after core_v0.15.0" in f.message and "earlier releases and forks" in f.message
+
+
 @pytest.mark.parametrize("typo, meant", [
     ("--tensor-model-paralel-size", "--tensor-model-parallel-size"),  # a letter dropped
     ("--tensor-model-parallel", "--tensor-model-parallel-size"),      # cut short: no abbreviations
@@ -120,6 +145,8 @@ def test_a_slip_of_a_known_flag_is_an_error_with_a_rename(tmp_path, typo, meant)
     ("--tokenizer-file", "--tokenizer-type", False),
     ("--wandb-project-name", "--wandb-project", False),  # longer: a flag of its own, not a cut
     ("--parallel-tensor-model-size", "--tensor-model-parallel-size", True),  # words in another order
+    ("--dion-momentum", "--muon-momentum", False),  # one short word half changed: another optimizer's
+    ("--lion-beta1", "--lion-beta", True),
 ])
 def test_is_misspelling(flag, known, slip):
     assert megatron.is_misspelling(flag, known) is slip
