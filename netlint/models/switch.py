@@ -191,8 +191,7 @@ class Watchdog:
     action: Scalar | None = None            # drop | forward | alert
     priorities: list[Scalar] | None = None  # SONiC pfcwd_sw_enable (None = not said)
     priorities_token: Scalar | None = None
-    # SONiC: the PFC_WD entry lacks detection_time, so orchagent refuses it and starts no watchdog
-    detection_missing: bool = False
+    detection_missing: bool = False       # SONiC PFC_WD entry without detection_time: not started
 
 
 @_obj
