@@ -7,7 +7,9 @@ function, so the two cannot disagree.
 
 from __future__ import annotations
 
-ENV_NAMES = (".env", "environment")
+# `.deepspeed_env`: KEY=VALUE lines the DeepSpeed launcher exports to every node of a multi-node run
+# (deepspeedai/DeepSpeed@edaa7221 deepspeed/launcher/runner.py L39-40, L616-623)
+ENV_NAMES = (".env", "environment", ".deepspeed_env")
 SHELL_SUFFIXES = (".sh", ".bash", ".ksh", ".zsh", ".sbatch", ".slurm", ".sub", ".pbs", ".lsf")
 PIN_SCRIPTS = (".sh", ".bash", ".sbatch", ".slurm", ".yaml", ".yml")
 # Saved command output: `mlxconfig -d mlx5_0 q > cx7-mlxconfig.txt`, `mlnx_qos -i eth2 > qos.log`,

@@ -16,7 +16,7 @@ LOADERS = (
     ('nccl-compose', 'netlint.loaders.nccl_compose', 'nccl_envs', ('.yaml', '.yml'), (), ''),
     ('nccl-conf', 'netlint.loaders.nccl_conf', 'nccl_envs', ('.conf',), ('nccl.conf', '.nccl.conf'), ''),
     ('nccl-dockerfile', 'netlint.loaders.nccl_dockerfile', 'nccl_envs', (), (), 'dockerfile'),
-    ('nccl-dotenv', 'netlint.loaders.nccl_dotenv', 'nccl_envs', ('.env',), ('.env', 'environment'), 'dotenv'),
+    ('nccl-dotenv', 'netlint.loaders.nccl_dotenv', 'nccl_envs', ('.env',), ('.env', 'environment', '.deepspeed_env'), 'dotenv'),
     ('nccl-helm', 'netlint.loaders.nccl_helm', 'nccl_envs', ('.yaml', '.yml'), (), ''),
     ('nccl-helm-template', 'netlint.loaders.nccl_helm', 'nccl_envs', ('.yaml', '.yml', '.tpl'), (), ''),
     ('nccl-k8s', 'netlint.loaders.nccl_k8s', 'nccl_envs', ('.yaml', '.yml'), (), ''),

@@ -4,7 +4,9 @@ python-dotenv's ``parse_stream`` yields one ``Binding`` per statement with the s
 text, but no column of the key or the value. Bindings are consecutive slices of the input, so the
 offset of each one is the sum of the lengths before it; inside a binding the key and the value are
 found again with dotenv's **own** regular expressions (``dotenv.parser._export`` etc.), so positions
-follow exactly the grammar that produced the values. Also ``/etc/environment`` style files.
+follow exactly the grammar that produced the values. Also ``/etc/environment`` style files, and
+DeepSpeed's ``.deepspeed_env`` (``KEY=VALUE`` lines its launcher exports to every node:
+deepspeedai/DeepSpeed@edaa7221 ``deepspeed/launcher/runner.py`` L39-40, L616-623).
 
 A value with ``$`` (outside single quotes) or a ``{{ template }}`` is :class:`Unknown`: whether it is
 expanded depends on the consumer (docker compose and python-dotenv expand ``${VAR}``, systemd's

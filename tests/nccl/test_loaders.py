@@ -52,6 +52,15 @@ def test_dotenv_unparsable_line_is_located(tmp_path):
     assert [(x.span.line, x.span.col) for x in f] == [(2, 1)]
 
 
+def test_deepspeed_env_file_is_read_as_key_value_lines(tmp_path):
+    # the DeepSpeed launcher exports each KEY=VALUE line of ./.deepspeed_env to every node
+    report = lint_repo(tmp_path, {".deepspeed_env": "NCCL_IB_GID_INDEX=3\nNCCL_SOCKET_IFNAME=lo\n"})
+    (env,) = envs(report, ".deepspeed_env")
+    assert table(env) == [("NCCL_IB_GID_INDEX", "3", 1, 1, 1, 19), ("NCCL_SOCKET_IFNAME", "lo", 2, 1, 2, 20)]
+    (f,) = [f for f in report.findings if f.code == "NCCL317"]
+    assert (f.span.file, f.span.line, f.span.col) == (".deepspeed_env", 2, 20)
+
+
 def test_etc_environment_corpus_file(shared):
     from conftest import run_lint
 
