@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import re
+
 from netlint.findings import Severity
 from netlint.located import Scalar, walk
 from netlint.models.job import DsConfig, training_jobs
@@ -11,6 +13,8 @@ class DeepSpeedAutoValue(Rule):
 
     **What**: a value ``"auto"`` in a ds_config used by a Megatron-DeepSpeed / ``deepspeed`` launch
     (error), or in a config file on its own (info: valid only when HF Trainer or Accelerate loads it).
+    A config a script hands to HF Trainer (``finetune.py --deepspeed ds_config.json``:
+    ``TrainingArguments.deepspeed``) is filled by it: silent.
 
     **Why**: only ``HfTrainerDeepSpeedConfig`` (transformers) and Accelerate replace ``"auto"`` with
     values from their own arguments. DeepSpeed itself drops ``"auto"`` inside pydantic sub-configs but a
@@ -36,6 +40,7 @@ class DeepSpeedAutoValue(Rule):
 
     def check(self, ws):
         used = {id(j.ds_config) for j in training_jobs(ws) if j.ds_config is not None}
+        hf_loaded = None  # paths scripts hand to HF TrainingArguments' --deepspeed, read when needed
         seen = set()
         for item in ws.jobs:
             cfg = item if isinstance(item, DsConfig) else getattr(item, "ds_config", None)
@@ -52,7 +57,39 @@ class DeepSpeedAutoValue(Rule):
                                        "Trainer/Accelerate, so nothing fills it", n.span,
                                        key=f"{cfg.file}:auto:{'.'.join(map(str, p))}")
             else:
+                if hf_loaded is None:
+                    hf_loaded = _hf_deepspeed_paths(ws)
+                if _named_by(cfg.file, hf_loaded):
+                    continue  # `train.py --deepspeed this.json`: HF Trainer fills its "auto" values
                 p, n = autos[0]
                 yield self.finding(f"{len(autos)} \"auto\" value(s) ({names}): this config only works when loaded by "
                                    "HF Trainer or Accelerate", n.span, key=f"{cfg.file}:auto",
                                    severity=Severity.INFO)
+
+
+# HF TrainingArguments' `--deepspeed <config.json>` (a path value; Megatron-DeepSpeed's `--deepspeed` is a
+# switch followed by `--deepspeed_config`): transformers' TrainingArguments.deepspeed
+_HF_DEEPSPEED = re.compile(r"""--deepspeed(?:=|[ \t]+)["']?([^\s"'$]*?\.json)\b""")
+
+
+def _hf_deepspeed_paths(ws) -> list[str]:
+    out = []
+    for src in ws.sources.values():
+        try:
+            text = src.text
+        except Exception:  # binary or not UTF-8: no launcher in it
+            continue
+        if "--deepspeed" in text:
+            out.extend(m.group(1) for m in _HF_DEEPSPEED.finditer(text))
+    return out
+
+
+def _named_by(file: str, paths: list[str]) -> bool:
+    """Does a written path name ``file`` (its tail, relative to wherever the script runs)?"""
+    parts = file.split("/")
+    for written in paths:
+        tail = [c for c in written.split("/") if c not in ("", ".")]
+        if tail and ".." not in tail and parts[-len(tail):] == tail:
+            return True
+    return False
+

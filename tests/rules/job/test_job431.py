@@ -1,0 +1,36 @@
+"""JOB431 on a ds_config that a script hands to HF Trainer (``TrainingArguments.deepspeed``): Trainer
+fills its "auto" values (transformers ``HfTrainerDeepSpeedConfig``), so no info; a config no launcher
+names keeps the info (QwenLM/Qwen finetune/finetune_ds.sh is the real layout)."""
+
+from __future__ import annotations
+
+from netlint.findings import Severity
+from tests.conftest import at, lint_repo
+
+CFG = '{"train_batch_size": "auto",\n "train_micro_batch_size_per_gpu": "auto", "zero_optimization": {"stage": 3}}\n'
+HF = ("torchrun --nproc_per_node 8 finetune.py \\\n    --per_device_train_batch_size 1 \\\n"
+      "    --deepspeed {path}\n")
+
+
+def _431(report):
+    return [f for f in report.findings if f.code == "JOB431"]
+
+
+def test_config_handed_to_hf_trainer_is_silent(tmp_path):
+    report = lint_repo(tmp_path, {"finetune/finetune_ds.sh": HF.format(path="finetune/ds_config_zero3.json"),
+                                  "finetune/ds_config_zero3.json": CFG})
+    assert _431(report) == []
+
+
+def test_config_no_launcher_names_keeps_its_info(tmp_path):
+    report = lint_repo(tmp_path, {"finetune/finetune_ds.sh": HF.format(path="finetune/ds_config_zero3.json"),
+                                  "finetune/ds_config_zero3.json": CFG, "finetune/ds_config_zero2.json": CFG})
+    (f,) = _431(report)
+    assert f.span.file == "finetune/ds_config_zero2.json" and at(f) == (1, 22) and f.severity == Severity.INFO
+
+
+def test_megatron_deepspeed_switch_is_not_hf_s_flag(tmp_path):
+    # `--deepspeed --deepspeed_config x.json` is Megatron-DeepSpeed's switch: nothing fills "auto" there
+    report = lint_repo(tmp_path, {"run.sh": "python train.py --deepspeed --deepspeed_config ds.json\n",
+                                  "ds.json": CFG})
+    assert (1, 22) in [at(f) for f in _431(report) if f.severity == Severity.ERROR]
