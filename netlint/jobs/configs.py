@@ -135,10 +135,31 @@ def nemo_job(file: str, root: MapNode) -> TrainingJob:
         job.group_query_attention = typed(job.query_groups, True)
     if job.nodes is not None and job.gpus_per_node is not None:
         job.world_size = Scalar(job.nodes.value * job.gpus_per_node.value, job.nodes.span, "")
+    _sizes_from_checkpoint(job, root)
     if job.vpp is not None and job.vpp.value in (None, 1):
         job.vpp = None
     _derive(job)
     return job
+
+
+def _sizes_from_checkpoint(job: TrainingJob, root: MapNode) -> None:
+    """A config that restores a checkpoint and does not say TP or PP takes them from the checkpoint:
+    NeMo-Aligner merges the YAML's ``model`` over the ``.nemo`` file's own config
+    (NVIDIA/NeMo-Aligner@af2b3bd9 examples/nlp/gpt/train_gpt_ppo_actor.py L58,
+    ``load_and_override_model_config``; nemo_aligner/utils/utils.py L134-152, ``OmegaConf.merge``), so
+    they are unknown here, not NeMo's default of 1."""
+    model = root.get("model")
+    holder = root.get("pretrained_checkpoint")
+    where = holder.get("restore_from_path") if isinstance(holder, MapNode) else None
+    if where is None and isinstance(model, MapNode):
+        where = model.get("restore_from_path")
+    if where is None or not isinstance(model, MapNode):
+        return
+    why = Unknown("not in this config's model section: the checkpoint it restores (restore_from_path) "
+                  "decides", getattr(where, "span", root.span), "other")
+    for field, key in (("tp", "tensor_model_parallel_size"), ("pp", "pipeline_model_parallel_size")):
+        if getattr(job, field) is None and key not in model:
+            job.unknown[field] = why
 
 
 # The GPT-2 byte-pair vocabulary NeMo's `library: megatron, type: GPT2BPETokenizer` loads (Radford et

@@ -179,7 +179,13 @@ def _default_world_reason(job: "TrainingJob") -> str:
 
 
 def unknown_sizes(job: "TrainingJob") -> Iterator[Finding]:
-    """NL012 for each size of ``job`` that stays unknown, at the word that made it so."""
+    """NL012 for each size of ``job`` that stays unknown, at the word that made it so (sizes unknown for
+    one reason — the same :class:`Unknown` — in one finding: "TP and PP unknown")."""
+    shared: dict[int, list[str]] = {}
+    for name, label in _SIZES:
+        u = job.unknown.get(name)
+        if u is not None and getattr(job, name, None) is None:
+            shared.setdefault(id(u), []).append(label)
     for name, label in _SIZES:
         if getattr(job, name, None) is not None:
             continue
@@ -192,9 +198,13 @@ def unknown_sizes(job: "TrainingJob") -> Iterator[Finding]:
                 continue
         if u is None:
             continue
+        labels = shared.get(id(u), [label])
+        if labels[0] != label:
+            continue  # said with the first size that shares its reason
         span = u.span if u.span.line > 0 else job.span
-        yield _nl012(f"{label} unknown: {u.reason}; checks that need it are skipped", span,
-                     f"{job.label}:unknown:{name}")
+        said = label if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1]
+        yield _nl012(f"{said} unknown: {u.reason}; checks that need {'it' if len(labels) == 1 else 'them'} "
+                     "are skipped", span, f"{job.label}:unknown:{name}")
     ref = job.ds_config_ref
     if "ds_config" in job.unknown:
         return  # the template fill already said which substitution is unknown (netlint.jobs.fill)

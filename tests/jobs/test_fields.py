@@ -139,3 +139,32 @@ def test_job415_follows_megatron_deepspeed_per_layer_experts(tmp_path):
     three = 'EP="64 64 64"\n' + base + "--num-experts ${EP}\n"  # 4 layers, every 2nd: 2 MoE layers
     f = only(lint_repo(tmp_path / "len", {"t.sh": three}), "JOB415")
     assert "3 counts for 2 MoE layers" in f.message and at(f) == (1, 5)
+
+
+ALIGNER = """\
+trainer:
+  num_nodes: 8
+  devices: 8
+pretrained_checkpoint:
+  restore_from_path: /models/actor.nemo
+model:
+  micro_batch_size: 1
+  global_batch_size: 32
+  ppo:
+    model_parallel_size: ${multiply:${model.tensor_model_parallel_size}, ${model.pipeline_model_parallel_size}}
+"""
+
+
+def test_nemo_sizes_from_the_restored_checkpoint_are_unknown(tmp_path):
+    # NeMo-Aligner merges `model` over the checkpoint's config: TP and PP are the checkpoint's, not 1
+    # (with TP=8 the global batch 32 is fine; read as TP=PP=1 it was a false JOB408, DP 64)
+    report = lint_repo(tmp_path, {"gpt_ppo_actor.yaml": ALIGNER})
+    assert [f.code for f in report.findings if f.code.startswith("JOB")] == []
+    (f,) = [f for f in report.findings if f.code == "NL012"]
+    assert (f.span.line, f.span.col) == (5, 22) and f.message.startswith("TP and PP unknown:")
+
+
+def test_nemo_sizes_written_beside_a_checkpoint_are_read(tmp_path):
+    text = ALIGNER.replace("model:\n", "model:\n  tensor_model_parallel_size: 1\n  pipeline_model_parallel_size: 1\n")
+    report = lint_repo(tmp_path, {"gpt_ppo_actor.yaml": text})
+    assert [(f.code, f.span.line) for f in report.findings if f.code == "JOB408"] == [("JOB408", 10)]  # global_batch_size: 32
