@@ -39,7 +39,8 @@ def _written(word, cmd: "Command") -> str:
         for p in w.parts:
             if p.ft is not None and p.ft.path == span.file and 0 <= span.start < span.end <= len(p.ft.text):
                 return p.ft.text[span.start:span.end]
-    return word.text
+    name = getattr(word.value, "name", "")
+    return f"${name}" if name and word.text == "…" else word.text
 
 
 def _looks_like_training(cmd: "Command") -> bool:
@@ -51,9 +52,17 @@ def _looks_like_training(cmd: "Command") -> bool:
         if isinstance(v, str) and any(t in CORE_FLAGS or t.endswith(".py") or t.rsplit("/", 1)[-1] in _LAUNCH_WORDS
                                       for t in v.split()):
             return True
-        if isinstance(v, Unknown) and any(t in w.text for t in ("pretrain", "train.py", "torchrun")):
+        if _may_train(w):
             return True
     return False
+
+
+def _may_train(word) -> bool:
+    """An unknown word whose known text, or what a branch would make it (``APP="torchrun …"`` in an
+    ``if``), names a training entry point."""
+    v = word.value
+    return isinstance(v, Unknown) and any(t in text for text in (word.text, *v.candidates)
+                                          for t in ("pretrain", "train.py", "torchrun"))
 
 
 # Commands that print or pass text on rather than run it.
@@ -114,6 +123,13 @@ def unread_launches(script: "Script", built: list["TrainingJob"]) -> Iterator[Fi
                              "training entry point as an argument; netlint does not carry arguments into a "
                              "script run this way, so no job was built from this line", runner[1].span,
                              f"unread-launch:{runner[1].span.line}:{runner[1].span.col}")
+                continue
+            # `numactl … ${APP}`: a word that is a whole launch in some branch, nothing known of it here
+            word = next((w for w in cmd.argv[1:] if w.text == "…" and _may_train(w)), None)
+            if word is not None and head.value not in _NOT_RUNNERS:
+                yield _nl012(f"launch not read: `{_written(word, cmd)}` is unknown ({word.value.reason}); no "
+                             "training job was built from this line, so its sizes are not checked", word.span,
+                             f"unread-launch:{word.span.line}:{word.span.col}")
             continue
         config = _named_config(launch)
         if config is not None:

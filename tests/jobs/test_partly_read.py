@@ -44,6 +44,25 @@ def test_unknown_word_is_named_as_written(tmp_path):
     assert "`${CONFIG_PATH}` is unknown (positional parameter $1)" in msg and "…" not in msg
 
 
+def test_launch_in_a_variable_set_in_undecided_branches(tmp_path):
+    # HYGON-AI/Megatron-LM-das examples: APP holds the launch, set per branch of an `if` netlint cannot
+    # decide, then run behind a wrapper or on its own; `echo ${APP}` is no launch
+    text = ('if [ -n "$X" ]; then\n'
+            '    APP="python3 -u pretrain_gpt.py --tensor-model-parallel-size 3"\n'
+            'else\n'
+            '    APP="torchrun --nproc_per_node 8 pretrain_gpt.py --tensor-model-parallel-size 3"\n'
+            'fi\n'
+            'echo ${APP}\n'
+            'numactl --cpunodebind=0 ${APP}\n'
+            '${APP}\n')
+    report = lint_repo(tmp_path, {"train.sh": text})
+    assert not jobs(report)
+    found = nl012(report)
+    assert [(line, col) for line, col, _ in found] == [(7, 25), (8, 1)]
+    assert "`${APP}` is unknown ($APP differs between branches" in found[0][2]
+    assert "the command `$APP` is unknown" in found[1][2]
+
+
 def test_world_size_from_the_environment(tmp_path):
     text = f"torchrun --nnodes $NNODES --nproc_per_node 8 {ARGS}\n"
     report = lint_repo(tmp_path, {"train.sh": text})
