@@ -24,7 +24,11 @@ class DeprecatedVariable(Rule):
     Good: `export NCCL_MIN_CTAS=32`
 
     Fix: rename to the replacement when it is a 1:1 rename (safe when `nccl-version` is set and reads
-    the new name; otherwise unsafe, since an older NCCL does not know it).
+    the new name; otherwise unsafe, since an older NCCL does not know it). Not `NCCL_MIN_NCHANNELS`
+    beside GCP's GPUDirect-TCPX/TCPXO plugin (`NCCL_FASTRAK_*`, `NCCL_SHIMNET_*`, `NCCL_GPUDIRECTTCPX_*`,
+    or the inventory's `gpudirect-tcpx*` transport): the plugin's guest config checker
+    (`a3plus_guest_config.textproto`, named by `NCCL_SHIMNET_GUEST_CONFIG_CHECKER_CONFIG_FILE`) enforces
+    `NCCL_MIN_NCHANNELS=4` by name (`check_policy: POLICY_ENFORCED`).
 
     Source: NCCL User Guide, Environment Variables (NCCL_MIN/MAX_NCHANNELS deprecated in 2.17 for
     NCCL_MIN/MAX_CTAS, NCCL_CHECK_POINTERS for NCCL_CHECK_MODE, NCCL_LAUNCH_MODE=GROUP in 2.9);
@@ -62,8 +66,22 @@ class DeprecatedVariable(Rule):
             msg = f"{var.key} is deprecated{when}" + (f"; use {new}" if new else "")
             fix = None
             target = info.renames_to
-            if target and target not in env.names():
+            if var.key == "NCCL_MIN_NCHANNELS" and _gcp_tcpx(ws, env):
+                msg = (f"{var.key} is deprecated{when} ({new} replaces it), but keep it here: the guest config "
+                       "checker of GCP's GPUDirect-TCPX/TCPXO plugin requires NCCL_MIN_NCHANNELS=4 by that name")
+            elif target and target not in env.names():
                 new_info = reg.get(target)
                 ok = version is not None and new_info is not None and new_info.read_by(version)
                 fix = Fix(f"rename {var.key} to {target}", (rename_edit(var, target, ws),), safe=ok)
             yield self.finding(msg, var.name.span, key=var.key, fix=fix)
+
+
+_GCP_PLUGIN = ("NCCL_FASTRAK_", "NCCL_SHIMNET_", "NCCL_GPUDIRECTTCPX_")
+
+
+def _gcp_tcpx(ws, env) -> bool:
+    """The environment runs GCP's GPUDirect-TCPX/TCPXO net plugin."""
+    from netlint.rules.nccl._common import transport
+
+    return (transport(ws) or "").startswith("gpudirect-tcpx") or any(n.startswith(_GCP_PLUGIN) for n in env.names())
+
