@@ -78,6 +78,7 @@ class Advisory:
     settings: tuple[Setting, ...]
     workaround: tuple[Setting, ...]
     sources: tuple[str, ...]
+    api: str = ""  # a call the application must make (netlint cannot see calls: info, naming it)
 
     def affects(self, v: tuple[int, ...]) -> bool:
         return in_range(v, self.affected)
@@ -122,7 +123,7 @@ def parse(doc: dict) -> Advisories:
             severity=a["severity"], symptom=" ".join(a["symptom"].split()), hardware=when.get("hardware", ""),
             gpus=tuple(when.get("gpus", ())), transport=tuple(when.get("transport", ())), nvls=when.get("nvls"),
             settings=_settings(when.get("settings")), workaround=_settings(a.get("workaround")),
-            sources=tuple(a["sources"])))
+            sources=tuple(a["sources"]), api=when.get("api", "")))
     images = {(r["image"], str(r["tag"])): (str(r["nccl"]), r["source"]) for r in doc.get("images", ())}
     return Advisories(tuple(out), images, tuple(doc.get("packages", ())))
 

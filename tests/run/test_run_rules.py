@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from netlint.findings import Severity
 from tests.conftest import at, run_lint, write_repo
 from tests.run.shapes import nccl_tests_text
 
@@ -177,6 +178,16 @@ def test_run706_known_bad_release_in_the_log(tmp_path):
     ids = sorted(f.key.split(":")[-1] for f in found)
     assert "NCCL-2018-LL128-1GPU1NIC" in ids
     assert all(at(f) == line_of(log, "2.18.1") for f in found)
+
+
+def test_run706_advisory_that_needs_an_api_call_is_info_naming_it(tmp_path):
+    # NCCL 2.27's symmetric kernels run only on buffers the application registers (ncclCommWindowRegister,
+    # NCCL_WIN_COLL_SYMMETRIC): a log cannot show that call, so the defect is said as info, with the call
+    log = fixture("roce_h100_2x8.log").replace("2.21.5+cuda12.4", "2.27.7+cuda12.9")
+    found = [f for f in lint(tmp_path, {"run.log": log}, "RUN706") if f.key.endswith("SYMMETRIC-SMALL")]
+    (f,) = found
+    assert at(f) == line_of(log, "2.27.7") and f.severity == Severity.INFO
+    assert "only where the application calls ncclCommWindowRegister" in f.message and "kernels., " not in f.message
 
 
 # --- RUN707 env not read / read with another value ------------------------------------------------

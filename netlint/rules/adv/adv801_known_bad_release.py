@@ -15,7 +15,8 @@ class KnownBadRelease(Rule):
     `netlint/data/advisories.yaml`, and nothing in the repo rules it out: the advisory's triggering
     settings are set somewhere (when it has any), none of its workaround settings is, and the
     inventory does not contradict its hardware (without an inventory a hardware-specific advisory is
-    only info). The finding is at the pin, names the advisory, the symptom, the fixed release and the
+    only info; so is one that needs an API call netlint cannot see, such as symmetric window
+    registration). The finding is at the pin, names the advisory, the symptom, the fixed release and the
     workaround. `netlint advisories` lists the data.
 
     Why: these defects corrupt results or hang jobs on the releases named, and nothing at run time
@@ -57,8 +58,8 @@ class KnownBadRelease(Rule):
                 if hw is False:
                     continue
                 sev = Severity.parse(adv.severity)
-                if hw is None and (adv.gpus or adv.transport):
-                    sev = Severity.INFO   # the hardware it needs is not known here
+                if hw is None and (adv.gpus or adv.transport) or adv.api:
+                    sev = Severity.INFO   # the hardware or the call it needs is not known here
                 msg = (f"{pin.written} runs {pin.library} {pin.version}, affected by {adv.id} ({adv.affected}): "
                        f"{adv.symptom}")
                 if adv.fixed:
@@ -67,5 +68,7 @@ class KnownBadRelease(Rule):
                     msg += " Workaround: " + " or ".join(str(s) for s in adv.workaround) + "."
                 if hw is None and (adv.gpus or adv.transport):
                     msg += f" Applies to: {adv.hardware}."
+                if adv.api:
+                    msg += f" Only where the application calls {adv.api}."
                 related = [Related(var.span, f"{var.key}={var.known} triggers it") for var in triggers]
                 yield self.finding(msg, pin.span, key=adv.id, related=related, severity=sev)

@@ -14,7 +14,9 @@ class RunNcclVersion(Rule):
     pip pin of `nvidia-nccl-cu12`) — and is a warning when it matches none of them. When
     `netlint/data/advisories.yaml` has a defect of the release that ran, it is reported at the
     version line unless the run shows the workaround (NCCL reports reading it) or the repo sets it;
-    an advisory that needs a setting is reported only when the run read it or the repo sets it.
+    an advisory that needs a setting is reported only when the run read it or the repo sets it; one
+    that needs an API call (symmetric window registration) is info, naming the call: a log does not
+    show it.
 
     Why: the release a job actually loads comes from the container or a ``LD_LIBRARY_PATH`` that
     shadows it; rules judged against the pinned release then judge the wrong one, and a fix shipped
@@ -69,12 +71,13 @@ class RunNcclVersion(Rule):
             if hw is False:
                 continue
             severity = Severity.parse(adv.severity)
-            if hw is None and (adv.gpus or adv.transport):
-                severity = Severity.INFO
+            if hw is None and (adv.gpus or adv.transport) or adv.api:
+                severity = Severity.INFO  # a condition netlint cannot see here
             fixed = f", fixed in {adv.fixed}" if adv.fixed else ""
             work = f"; workaround: {', '.join(map(str, adv.workaround))}" if adv.workaround else ""
-            yield self.finding(f"the run loaded NCCL {run.version.value}, which has {adv.id}: {adv.symptom}{fixed}{work}",
-                               run.version.span, key=f"{log.file}:{adv.id}", severity=severity)
+            only = f"; only where the application calls {adv.api}" if adv.api else ""
+            yield self.finding(f"the run loaded NCCL {run.version.value}, which has {adv.id}: {adv.symptom.rstrip('.')}{fixed}{work}"
+                               f"{only}", run.version.span, key=f"{log.file}:{adv.id}", severity=severity)
 
 
 def _short(v):

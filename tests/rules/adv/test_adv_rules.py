@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_lint
+from conftest import lint_repo, run_lint
+from netlint.findings import Severity
 
 HERE = Path(__file__).resolve().parent
 
@@ -97,3 +98,12 @@ def test_a_kubernetes_image_pin_gets_the_advisory_at_its_token(tmp_path):
     hits = [(f.span.file, f.span.line, f.span.col, f.key) for f in report.findings if f.code == "ADV801"]
     assert hits == [("job.yaml", 9, 18, "NCCL-2042-LL-CLEANUP-HANG")]
     assert not [f for f in report.findings if f.code.startswith("NL")]
+
+
+def test_an_advisory_that_needs_an_api_call_is_info_naming_it(tmp_path):
+    # NCCL 2.27.3-2.28.6 symmetric kernels: only buffers registered with ncclCommWindowRegister use them,
+    # a call no repository file shows (torch 2.8's NCCL 2.27 pin would otherwise warn everywhere)
+    report = lint_repo(tmp_path, {"requirements.txt": "nvidia-nccl-cu12==2.27.5\n"})
+    (f,) = [f for f in report.findings if f.code == "ADV801" and f.key == "NCCL-2027-SYMMETRIC-SMALL"]
+    assert (f.span.line, f.span.col) == (1, 1) and f.severity == Severity.INFO
+    assert "Only where the application calls ncclCommWindowRegister" in f.message
