@@ -320,6 +320,22 @@ def test_run711_still_rising(tmp_path):
     assert "still rising" in found[0].message and at(found[0]) == line_of(out, str(32 << 20), nth=1)
 
 
+def test_run711_says_how_far_larger_sizes_dip(tmp_path):
+    # between half and 95% of the peak after it: neither "stays there" nor "falls"
+    def bw(s):
+        return {1 << 20: 0.5, 2 << 20: 0.72, 4 << 20: 0.86, 8 << 20: 0.72, 16 << 20: 0.82}.get(s, 0.77)
+    out = nccl_tests_text("all_reduce_perf", ["n1", "n2"], 1, bw, size_list=[1 << k for k in range(20, 26)])
+    (f,) = lint(tmp_path, {"ar.txt": out}, "RUN711")
+    assert at(f) == line_of(out, str(4 << 20))
+    assert "peak 0.86 GB/s at 4 MiB; larger sizes dip to 0.72 GB/s (84% of the peak)" in f.message
+
+
+def test_run711_silent_on_one_rank(tmp_path):
+    # one rank moves nothing between ranks (an in-place reduce times a no-op): no saturation to state
+    out = nccl_tests_text("broadcast_perf", ["n1"], 1, lambda s: s / 1e6, size_list=[1 << k for k in range(20, 26)])
+    assert lint(tmp_path, {"r.txt": out}, "RUN711") == []
+
+
 @pytest.mark.parametrize("code", ["RUN701", "RUN702", "RUN703", "RUN704", "RUN705", "RUN706", "RUN707",
                                   "RUN708", "RUN710"])
 def test_rules_silent_on_clean_ib_run(tmp_path, code):

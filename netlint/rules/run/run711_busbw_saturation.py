@@ -12,8 +12,9 @@ class BusbwSaturation(Rule):
 
     What: the smallest size from which the bus bandwidth stays within 95% of the run's peak; when that
     is only the largest size tested, the bandwidth was still rising and the peak was not measured
-    (raise ``-e``/maxBytes); when it falls to less than half of its peak at larger sizes, that is said
-    instead. At the row, with the peak.
+    (raise ``-e``/maxBytes); when larger sizes fall below 95% of the peak, how far (less than half:
+    "falls"). At the row, with the peak. Not for a test of one rank: nothing crosses a link, and
+    nccl-tests' bus bandwidth is a cross-rank figure (an in-place reduce on one rank times a no-op).
 
     Why: below that size a collective is latency-bound; buckets and messages smaller than it
     (``--ddp-bucket-size``, ``reduce_bucket_size``) do not get the bandwidth the peak promises, and a
@@ -36,10 +37,13 @@ class BusbwSaturation(Rule):
 
     def check(self, ws) -> Iterator[Finding]:
         from netlint.run.intent import runs
-        from netlint.run.measure import saturation
+        from netlint.run.measure import NEAR_PEAK, saturation, shape_of
 
         for log in runs(ws):
             for i, test in enumerate(log.tests):
+                shape = shape_of(test)
+                if shape is not None and shape[0] < 2:
+                    continue  # one rank moves nothing between ranks: its "bus bandwidth" is a local copy
                 got = saturation(test)
                 if got is None:
                     continue
@@ -51,6 +55,9 @@ class BusbwSaturation(Rule):
                 elif rising:
                     msg = (f"{name}: bus bandwidth still rising at the largest size, {fmt_bytes(row.size)} "
                            f"({row.busbw():g} GB/s): the peak was not measured")
+                elif after is not None and after < NEAR_PEAK * peak:
+                    msg = (f"{name}: bus bandwidth reaches 95% of its peak {peak:g} GB/s at {fmt_bytes(row.size)}; "
+                           f"larger sizes dip to {after:g} GB/s ({after / peak:.0%} of the peak)")
                 else:
                     msg = (f"{name}: bus bandwidth reaches 95% of its peak {peak:g} GB/s at {fmt_bytes(row.size)} "
                            f"and stays there")
