@@ -74,6 +74,8 @@ ENV = re.compile(r"(?:\w+/Plugin: )?(NCCL_[A-Z0-9_]+) set (by environment )?to (
 ENV_INVALID = re.compile(r"Invalid value (.*) for (NCCL_[A-Z0-9_]+), using default (-?\d+)\.")
 COMM = re.compile(r"comm 0x[0-9a-fA-F]+ rank (\d+) nRanks (\d+) nNodes (\d+) localRanks (\d+) localRank \d+"
                   r"(?: MNNVL (\d+))?")
+# Older releases: ``comm %p rank %d nranks %d cudaDev %d busId %lx - Init COMPLETE`` (no node count).
+OLD_COMM = re.compile(r"comm 0x[0-9a-fA-F]+ rank (\d+) nranks (\d+) cudaDev ")
 COUNTS = re.compile(r"(\d+) (coll|collnet|nvls|p2p) channels(?! per)")
 NVLS_SUPPORT = re.compile(r"NVLS multicast support is (not )?available on dev (\d+)")
 NVLS_USED = ("NVLS comm ", "Connected NVLS", "NVLS Trees", "NVLS Head")
@@ -178,6 +180,10 @@ class NcclReader:
                 mnnvl = int(m.group(5)) if m.group(5) is not None else None
                 run.add("comms", CommInfo(int(m.group(1)), int(m.group(2)), int(m.group(3)), int(m.group(4)), mnnvl,
                                           loc.span(at, len(line))), (host,) + m.groups()[1:])
+                return
+            m = OLD_COMM.match(msg)
+            if m and m.group(2) == "1":  # older releases name no node count; one rank is one node
+                run.add("comms", CommInfo(int(m.group(1)), 1, 1, 1, None, loc.span(at, len(line))), (host, "1"))
             return
         if head.startswith("GPU Direct R"):
             m = GDR_OFF.match(msg)

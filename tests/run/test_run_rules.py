@@ -380,6 +380,35 @@ def test_run711_drop_after_the_peak(tmp_path):
     assert "falls to 5 GB/s" in found[0].message and at(found[0]) == line_of(out, str(1 << 20), nth=1)
 
 
+ONE_HOST = """\
+ljm:803564:803604 [1] NCCL INFO NET/IB : No device found.
+ljm:803564:803604 [1] NCCL INFO NET/Socket : Using [0]bond0:192.168.3.21<0>
+ljm:803564:803604 [1] NCCL INFO Using network Socket
+ljm:803564:803604 [1] NCCL INFO Channel 00 : 1[1] -> 0[0] via SHM/direct/direct
+"""
+
+OFI_ONE_RANK = """\
+7b6059672f82:104:104 [0] ofi_init:1134 NCCL WARN NET/OFI Only EFA provider is supported
+7b6059672f82:104:104 [0] NCCL INFO NET/IB : No device found.
+7b6059672f82:104:104 [0] NCCL INFO Using network Socket
+7b6059672f82:104:104 [0] NCCL INFO comm 0x564d4af51740 rank 0 nranks 1 cudaDev 0 busId 170 - Init COMPLETE
+"""
+
+
+def test_run701_one_node_run_is_info_about_the_setup(tmp_path):
+    # every channel is SHM on one host: Socket was selected, nothing went over it (RADDet's nccl_debug.log)
+    found = lint(tmp_path, {"run.log": ONE_HOST}, "RUN701")
+    assert [(at(f), f.severity) for f in found] == [((3, 47), Severity.INFO)]
+    assert "this run is on one node and sent nothing over it" in found[0].message
+
+
+def test_run701_names_the_net_plugin_warning_first(tmp_path):
+    # aws-ofi-nccl found no EFA device; one rank (pre-nNodes comm line): info even on an EFA fabric
+    found = lint(tmp_path, {"inventory.yaml": inventory("efa"), "run.log": OFI_ONE_RANK}, "RUN701")
+    assert [(at(f), f.severity) for f in found] == [((3, 50), Severity.INFO)]
+    assert "('NET/OFI Only EFA provider is supported', 'NET/IB : No device found.')" in found[0].message
+
+
 def test_run701_ranks_that_disagree(tmp_path):
     log = ("u:16902:16954 [3] NCCL INFO NET/IB : No device found.\n"
            "u:16902:16954 [3] NCCL INFO Using network Socket\n"

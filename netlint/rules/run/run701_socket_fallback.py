@@ -15,7 +15,10 @@ class SocketFallback(Rule):
     not load, ``NCCL_IB_DISABLE`` or ``NCCL_NET=Socket`` read from the environment. Without an
     inventory, a log whose IB transport found no device and then chose sockets is reported as info.
     When some processes chose sockets and others an RDMA network, the message says so: such ranks
-    cannot connect to each other.
+    cannot connect to each other. A run that the log shows on one node (communicators of one node,
+    or only P2P/SHM channels from one host) sent nothing over the network: info, about the setup.
+    A net plugin's own warning (aws-ofi-nccl's ``NET/OFI Only EFA provider is supported``) is named as
+    the cause first.
 
     Why: NCCL picks the first network that initialises — the plugin, then IB, then Socket — and says
     so only in its INFO log; over sockets collectives run at a fraction of the RDMA bandwidth and
@@ -64,11 +67,29 @@ class SocketFallback(Rule):
             msg = f"NCCL used the Socket transport (TCP) although {intent}"
             if why:
                 msg += f"; the log shows {why}"
+            if _local_only(run):  # selected, but nothing went over it: true of the setup, not of this run
+                msg = (f"NCCL selected the Socket transport (TCP) although {intent}" + (f" ({why})" if why else "")
+                       + "; this run is on one node and sent nothing over it, but a run across nodes with the "
+                       "same setup would")
+                severity = Severity.INFO
             yield self.finding(msg, net.span, key=f"{log.file}:socket", related=related, severity=severity)
+
+
+def _local_only(run) -> bool:
+    """The log shows that no rank talked to another node: every communicator is on one node, or its
+    channels are all intra-node (P2P/SHM) with none through the network, from one host."""
+    if run.comms:
+        return all(c.nnodes == 1 for c in run.comms)
+    return len(run.hosts) == 1 and not run.channels and bool(run.paths)
 
 
 def _why(run) -> str:
     reasons = []
+    # a net plugin's own warning is the cause when it failed (aws-ofi-nccl: "NET/OFI Only EFA provider is
+    # supported"), before the IB fallback's "No device found" that follows it
+    ofi = next((w for w in run.warnings if "NET/OFI" in w.value), None)
+    if ofi is not None:
+        reasons.append(f"'{ofi.value[:120]}'")
     for e in run.env:
         if e.name == "NCCL_IB_DISABLE" and e.value.strip() not in ("0", ""):
             reasons.append(f"NCCL_IB_DISABLE={e.value}")
