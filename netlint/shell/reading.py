@@ -80,7 +80,12 @@ class Reading:
                 self.script.errors.append(ShellError(
                     f"bash syntax error ({what}) in `{_short(line_text)}`; this line was skipped", span))
             return
+        from netlint.shell.syntax import MAX_ERRORS
+
         rejected = dict(verdict)
+        # bash is asked about one error at a time, MAX_ERRORS times: lines past the last it named were
+        # never asked about (a log pasted into a .sh)
+        asked_to = verdict[-1][0] if len(verdict) >= MAX_ERRORS else None
         ts_lines = {span.line: (span, line_text) for _, span, _, line_text in skipped}
         for line, msg in verdict:
             span, line_text = ts_lines.get(line, (None, None))
@@ -92,10 +97,23 @@ class Reading:
             self.script.errors.append(ShellError(
                 f"bash: {msg} in `{_short(line_text)}`", span))
         for _, span, what, line_text in skipped:
-            if span.line not in rejected:
+            if span.line in rejected:
+                continue
+            if asked_to is not None and span.line > asked_to:
                 self.script.errors.append(ShellError(
-                    f"netlint's bash reader could not read `{_short(line_text)}` ({what}; bash accepts "
-                    f"it): this line was skipped", span, "unread"))
+                    f"netlint's bash reader could not read `{_short(line_text)}` ({what}): this line was "
+                    f"skipped", span, "unread"))
+                continue
+            self.script.errors.append(ShellError(
+                f"netlint's bash reader could not read `{_short(line_text)}` ({what}; bash accepts "
+                f"it): this line was skipped", span, "unread"))
+        if asked_to is not None and asked_to < pt.text.count("\n") + 1:
+            start = pt.ft.line_offset(asked_to + 1)  # the first line bash was not asked about
+            end = pt.text.find("\n", start)
+            self.script.errors.append(ShellError(
+                f"bash's syntax errors are listed up to line {asked_to} ({MAX_ERRORS} of them); from here on "
+                f"lines were not checked with bash and may hold more", pt.span(start, len(pt.text) if end < 0 else end),
+                "unread"))
 
 
 def _first_error(root):

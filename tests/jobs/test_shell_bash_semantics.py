@@ -195,3 +195,20 @@ def test_exit_guard_on_a_defaulted_variable_does_not_end_the_script():
         """)
     assert s.variables["NCCL_DEBUG"].value == "INFO"
     assert s.variables["X"].value == "1"  # a default still decides a branch that does not exit
+
+
+@needs_bash
+def test_lines_past_the_bash_error_cap_are_not_said_to_be_accepted():
+    # a log pasted into a .sh: bash is asked about MAX_ERRORS errors; the lines after the last one it
+    # named were never asked about, so no "bash accepts it" for them, and one note says where listing stopped
+    from netlint.shell.syntax import MAX_ERRORS
+
+    bad = "h:1:1 [0] NCCL INFO Bootstrap: Using eth0:10.0.0.1<0> (x)"
+    text = "export NCCL_DEBUG=WARN\n" + "\n".join([bad] * (MAX_ERRORS + 5)) + "\n"
+    s = parse_text("13.sh", text)
+    syntax = [e.span.line for e in s.errors if e.kind == "syntax"]
+    assert syntax == list(range(2, MAX_ERRORS + 2))
+    unread = [e for e in s.errors if e.kind == "unread"]
+    assert not any("bash accepts" in e.message for e in unread)
+    (note,) = [e for e in unread if "listed up to line" in e.message]
+    assert (note.span.line, note.span.col) == (MAX_ERRORS + 2, 1)
