@@ -35,6 +35,10 @@ MAX_LINE = 65536
 MARKER = re.compile(r"NCCL (INFO|WARN|TRACE|CALL) ")
 PREFIX = re.compile(r"(?P<host>[A-Za-z0-9_.\-]{0,255}):(?P<pid>\d{1,10}):(?P<tid>\d{1,10}) (?:\[(?P<dev>\d{1,6})\] )?"
                     r"(?:\d{1,20}\.\d{1,20} )?(?:[^\s:]{1,255}:\d{1,10} (?:\([^)]{0,255}\) )?)?\Z")
+# The same prefix with ``host:pid:tid`` cut to one word, as logs pasted into public issues often are
+# (``node [0] NCCL INFO …``): read, with no process id.
+REDACTED = re.compile(r"(?P<host>[A-Za-z0-9_.\-]{1,64}) \[(?P<dev>\d{1,6})\] (?:\d{1,20}\.\d{1,20} )?"
+                      r"(?:[^\s:]{1,255}:\d{1,10} (?:\([^)]{0,255}\) )?)?\Z")
 WINDOW = 800
 
 
@@ -56,6 +60,9 @@ def nccl_prefix(line: str) -> NcclPrefix | None:
         p = PREFIX.search(line, lo, marker.start())
         if p is not None:
             return NcclPrefix(p.group("host"), p.group("pid"), marker.group(1), p.start(), marker.end())
+        p = REDACTED.search(line, lo, marker.start())
+        if p is not None and not line[lo:p.start()].strip(" []:-0123456789T.,"):  # only a launcher/time prefix before
+            return NcclPrefix(p.group("host"), "", marker.group(1), p.start(), marker.end())
     return None
 
 

@@ -42,7 +42,9 @@ OOB = re.compile(r"# Out of bounds values\s*: (\d+)")
 AVG = re.compile(r"# Avg bus bandwidth\s*: (\S+)")
 PROGRAM = re.compile(r"\b((?:all_reduce|all_gather|reduce_scatter|alltoall|alltoallv|broadcast|reduce|sendrecv|"
                      r"gather|scatter|hypercube)_perf)(?:_mpi)?\b")
-ROW = re.compile(r"\s*\d+\s+\d+\s+\w+\s+\w+\s")
+# size, count, type, then redop (``sum``) or, where an old release printed it empty for a collective
+# without reduction (alltoall), the first time (``96.44``)
+ROW = re.compile(r"\s*\d+\s+\d+\s+\w+\s+[\w.]+\s")
 TOKEN = re.compile(r"\S+")
 UNMARKED = re.compile(r"\s*(nThread \d|Rank\s+\d+ (?:Group|Pid)|Using devices|Out of bounds values|Avg bus bandwidth"
                       r"|nccl-tests version|Collective test|size\s+count\s)")
@@ -137,6 +139,8 @@ class TestsReader:
         tokens = [(t.group(0), t.start(), t.end()) for t in TOKEN.finditer(line, body)]
         columns = self.columns or (DEFAULT_COLUMNS if len(tokens) >= 13 else
                                    tuple(c for c in DEFAULT_COLUMNS if c != "root"))
+        if len(tokens) == len(columns) - 1 and "redop" in columns and _number(tokens[3][0]) is not None:
+            columns = tuple(c for c in columns if c != "redop")  # an empty redop (old alltoall rows)
         if len(tokens) < min(len(columns), 12):
             return
         try:
@@ -148,7 +152,8 @@ class TestsReader:
             run.columns = columns
         if len(run.rows) >= MAX_RECORDS:
             return
-        row = TestRow(size, count, tokens[2][0], tokens[3][0], loc.span(body, len(line)),
+        redop = tokens[3][0] if "redop" in columns else ""
+        row = TestRow(size, count, tokens[2][0], redop, loc.span(body, len(line)),
                       loc.span(tokens[0][1], tokens[0][2]))
         placement = None
         for name, (text, start, end) in zip(columns, tokens):

@@ -219,3 +219,31 @@ def test_long_hostile_lines_are_read_with_bounded_patterns():
              " " * 60000 + "size count type redop x algbw busbw"]
     log = read_log("x.log", "\n".join(lines) + "\nh:1:1 [0] NCCL INFO Using network IB\n")
     assert [n.value for n in log.nccl.networks] == ["IB"] and log.nccl.env == []
+
+
+def test_old_alltoall_rows_with_an_empty_redop_column():
+    # microsoft/superbenchmark test data: old nccl-tests printed no op name for alltoall, so the rows
+    # have one field fewer than the header; the columns are read from the fields there are
+    text = """\
+# nThread 1 nGpus 8 minBytes 1 maxBytes 8589934592 step: 2(factor) warmup iters: 5 iters: 20 validation: 0
+#   Rank  0 Pid 167261 on localhost device  0 [0x00] A100-SXM4-40GB
+#       size         count    type   redop     time   algbw   busbw  error     time   algbw   busbw  error
+     4194304        131072   float             96.44   43.49   38.05    N/A     99.62   42.10   36.84    N/A
+     8388608        262144   float             121.1   69.28   60.62    N/A     120.6   69.56   60.87    N/A
+"""
+    t = read_log("nccl_alltoall.log", text, "nccl_alltoall.log").tests[0]
+    assert [(r.size, r.redop, r.busbw()) for r in t.rows] == [(4194304, "", 38.05), (8388608, "", 60.87)]
+    cell = t.rows[0].oop["busbw"]
+    assert (cell.span.line, cell.span.col) == (4, 64)  # 38.05
+
+
+def test_redacted_prefix_is_an_nccl_line():
+    # `host:pid:tid` cut to one word, as in logs pasted into public issues (ROCm/rccl#2188)
+    text = ("node [0] NCCL INFO NET/IB : No device found.\n"
+            "node [0] NCCL INFO Using network Socket\n"
+            "[2026-08-23 09:56:59] node [1] /app/rccl/src/transport/p2p.cc:256 NCCL WARN hipIpcGetMemHandle failed\n")
+    assert sniff(text)
+    run = read_log("rccl.log", text, "rccl.log").nccl
+    assert run.network.value == "Socket" and (run.network.span.line, run.network.span.col) == (2, 34)
+    assert [w.value for w in run.warnings] == ["hipIpcGetMemHandle failed"]
+
