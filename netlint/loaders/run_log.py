@@ -50,6 +50,10 @@ def read_log(file: str, text: str, name: str = ""):
             continue
         body = strip_launcher(line)
         try:
+            cut = _glued(line, body, tests) if "NCCL " in line else None
+            if cut is not None:  # nccl-tests output with an NCCL line printed onto it
+                tests.glued(lineno, offset, line, body, cut)
+                line, body = " " * cut + line[cut:], cut
             if nccl.line(lineno, offset, line, body):
                 continue
             tests.line(lineno, offset, line, body)
@@ -57,6 +61,26 @@ def read_log(file: str, text: str, name: str = ""):
             continue
     run = nccl.run if nccl.run.first is not None else None
     return RunLog(file=file, span=Span(file, 1, 1, 1, 1, 0, 0), lines=lines, nccl=run, tests=tests.finish())
+
+
+def _glued(line: str, body: int, tests) -> int | None:
+    """Where the NCCL line starts in a line whose head is nccl-tests output (a row, or the rest of one)
+    that it was printed onto — with ``NCCL_DEBUG_SUBSYS=COLL`` NCCL logs each call between nccl-tests'
+    ``printf``s of a row. NCCL's host name then follows the row's last number with no space
+    (``-1mew0:64904:…``): it is one of the hosts the test's device lines name. None otherwise."""
+    from netlint.run.lines import nccl_prefix
+    from netlint.run.nccl_tests import ROW
+
+    p = nccl_prefix(line)
+    if p is None or p.start <= body or not tests.runs:
+        return None
+    head = line[body:p.start]
+    if not head.strip() or not (tests.partial is not None or ROW.match(head + " ")):
+        return None
+    for host in {d.host for d in tests.runs[-1].devices}:
+        if p.host.endswith(host) and len(p.host) > len(host):
+            return p.start + len(p.host) - len(host)
+    return None
 
 
 def _bounds(log) -> Iterator[Any]:

@@ -68,6 +68,7 @@ class TestsReader:
         self.program: Fact | None = None     # a program named before its parameters line (the command)
         self.name_program = PROGRAM.search(name)
         self.columns: tuple[str, ...] = ()
+        self.partial = None  # (tokens, row span, columns) of a row an NCCL line cut short
 
     def _current(self, loc: Locator, body: int, line: str, fresh: bool = False) -> TestsRun:
         cur = self.runs[-1] if self.runs else None
@@ -88,6 +89,8 @@ class TestsReader:
         if m:   # a paste whose '#' a Markdown renderer ate: read it as the comment it was
             start = body + m.start(1)
             self._comment(loc, line, start - 2, "# " + line[start:])
+            return
+        if self.partial is not None and self._more(loc, line, body):
             return
         if ROW.match(text):
             self._row(loc, line, body)
@@ -135,34 +138,71 @@ class TestsReader:
                 value = None
             run.avg_busbw = Fact(value, loc.span(body + m.start(1), body + m.end(1)))
 
-    def _row(self, loc: Locator, line: str, body: int) -> None:
-        tokens = [(t.group(0), t.start(), t.end()) for t in TOKEN.finditer(line, body)]
+    def _row(self, loc: Locator, line: str, body: int, end: int | None = None) -> None:
+        tokens = [(t.group(0), loc.span(t.start(), t.end())) for t in TOKEN.finditer(line, body, len(line) if end is None else end)]
+        columns = self._columns(tokens)
+        if end is not None and len(tokens) < len(columns):  # cut short by an NCCL line: the rest follows
+            self.partial = (tokens, loc.span(body, end), columns)
+            return
+        self._add_row(tokens, loc.span(body, len(line)), columns)
+
+    def _columns(self, tokens) -> tuple[str, ...]:
         columns = self.columns or (DEFAULT_COLUMNS if len(tokens) >= 13 else
                                    tuple(c for c in DEFAULT_COLUMNS if c != "root"))
         if len(tokens) == len(columns) - 1 and "redop" in columns and _number(tokens[3][0]) is not None:
             columns = tuple(c for c in columns if c != "redop")  # an empty redop (old alltoall rows)
+        return columns
+
+    def _more(self, loc: Locator, line: str, body: int, end: int | None = None) -> bool:
+        """The next piece of a row that NCCL's own lines cut into pieces (``NCCL_DEBUG_SUBSYS=COLL``
+        prints between nccl-tests' ``printf``s of one row); False when ``line`` is no such piece."""
+        tokens, span, columns = self.partial
+        more = [(t.group(0), loc.span(t.start(), t.end()))
+                for t in TOKEN.finditer(line, body, len(line) if end is None else end)]
+        if not more or any(_number(t) is None and t != "N/A" for t, _ in more):
+            self.partial = None
+            return False
+        tokens = tokens + more
+        if len(tokens) < len(columns):
+            self.partial = (tokens, span, columns)
+            return True
+        self.partial = None
+        self._add_row(tokens, span, columns)
+        return True
+
+    def glued(self, lineno: int, offset: int, line: str, body: int, cut: int) -> None:
+        """``line[body:cut]`` is nccl-tests output that an NCCL line (from ``cut``) was printed onto."""
+        loc = self.loc.at(lineno, offset)
+        if self.partial is not None and self._more(loc, line, body, cut):
+            return
+        if ROW.match(line[body:cut] + " "):
+            self._row(loc, line, body, cut)
+
+    def _add_row(self, tokens, span, columns) -> None:
         if len(tokens) < min(len(columns), 12):
             return
         try:
             size, count = int(tokens[0][0]), int(tokens[1][0])
         except ValueError:
             return
-        run = self._current(loc, body, line)
+        run = self.runs[-1] if self.runs else None
+        if run is None:
+            run = self._current(self.loc, 0, "")
+            run.start = span
         if not run.columns:
             run.columns = columns
         if len(run.rows) >= MAX_RECORDS:
             return
         redop = tokens[3][0] if "redop" in columns else ""
-        row = TestRow(size, count, tokens[2][0], redop, loc.span(body, len(line)),
-                      loc.span(tokens[0][1], tokens[0][2]))
+        row = TestRow(size, count, tokens[2][0], redop, span, tokens[0][1])
         placement = None
-        for name, (text, start, end) in zip(columns, tokens):
+        for name, (text, cell_span) in zip(columns, tokens):
             if name in TIMES:
                 placement = row.oop if placement is None else row.ip
                 name = "time"
             if placement is None or name not in ("time", "algbw", "busbw", "#wrong"):
                 continue
-            placement["wrong" if name == "#wrong" else name] = Cell(_number(text), loc.span(start, end))
+            placement["wrong" if name == "#wrong" else name] = Cell(_number(text), cell_span)
         run.rows.append(row)
 
     def finish(self) -> list[TestsRun]:

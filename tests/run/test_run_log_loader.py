@@ -247,3 +247,31 @@ def test_redacted_prefix_is_an_nccl_line():
     assert run.network.value == "Socket" and (run.network.span.line, run.network.span.col) == (2, 34)
     assert [w.value for w in run.warnings] == ["hipIpcGetMemHandle failed"]
 
+
+SPLIT_ROW = """\
+# Collective test starting: all_reduce_perf
+# nThread 1 nGpus 2 minBytes 8388608 maxBytes 8589934592 step: 2(factor) warmup iters: 1 iters: 20 agg iters: 1 validation: 1 graph: 0
+#  Rank  0 Group  0 Pid  64904 on       mew0 device  0 [0000:17:00] NVIDIA A100 80GB PCIe
+#  Rank  1 Group  0 Pid  64904 on       mew0 device  1 [0000:65:00] NVIDIA A100 80GB PCIe
+#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong
+#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)
+     8388608       2097152     float     sum      -1mew0:64904:64904 [1] NCCL INFO AllReduce: opCount 0 sendbuff 0x720000000 recvbuff 0x920000000 count 2097152 datatype 7 op 0 root 0 comm 0x55b6aa64a990 [nranks=2] stream 0x55b6a98daaf0
+mew0:64904:64904 [0] NCCL INFO AllReduce: 8388608 Bytes -> Algo RING proto SIMPLE channel{Lo..Hi}={0..23}
+    83.33  100.66  100.66      0mew0:64904:64904 [1] NCCL INFO AllReduce: opCount 0 sendbuff 0x920000000 recvbuff 0x920000000 count 2097152 datatype 7 op 0 root 0 comm 0x55b6aa64a990 [nranks=2] stream 0x55b6a98daaf0
+mew0:64904:64904 [0] NCCL INFO AllReduce: 8388608 Bytes -> Algo RING proto SIMPLE channel{Lo..Hi}={0..23}
+    80.98  103.59  103.59      0
+# Out of bounds values : 0 OK
+# Avg bus bandwidth    : 178.078
+"""
+
+
+def test_rows_cut_by_nccl_lines_printed_onto_them():
+    # NCCL_DEBUG_SUBSYS=COLL: NCCL logs each call between nccl-tests' printfs of one row (Timez-zx/nccl-tests
+    # logs): the row's pieces are joined, the NCCL lines read as NCCL's, the host not taken with the row's -1
+    log = read_log("split.log", SPLIT_ROW, "split.log")
+    (row,) = log.tests[0].rows
+    assert (row.size, row.redop, row.oop["busbw"].value, row.ip["busbw"].value) == (8388608, "sum", 100.66, 103.59)
+    assert (row.size_span.line, row.size_span.col) == (7, 6)
+    assert (row.ip["busbw"].span.line, row.ip["busbw"].span.col) == (11, 20)
+    assert log.nccl.hosts == {"mew0"}
+
