@@ -31,6 +31,7 @@ class RunLogLoader(Loader):
     def load(self, src: SourceFile) -> Iterator[Any]:
         log = read_log(src.path, src.text, src.name)
         yield from _bounds(log)
+        yield from _rows_unread(log)
         yield log
 
 
@@ -81,6 +82,20 @@ def _glued(line: str, body: int, tests) -> int | None:
         if p.host.endswith(host) and len(p.host) > len(host):
             return p.start + len(p.host) - len(host)
     return None
+
+
+def _rows_unread(log) -> Iterator[Any]:
+    """NL012 for an nccl-tests run whose footer was read but none of its result rows: its bandwidth is
+    then judged by nothing, which must not pass in silence."""
+    from netlint.findings import Finding, Severity
+
+    for test in log.tests:
+        footer = test.avg_busbw or test.out_of_bounds
+        if not test.rows and footer is not None:
+            name = test.program.value if test.program is not None else "nccl-tests"
+            yield Finding("NL012", f"{name} result table not read: none of its rows could be read, so its bus "
+                                   f"bandwidth is not checked", footer.span, Severity.INFO,
+                          key=f"run-log-rows:{footer.span.line}")
 
 
 def _bounds(log) -> Iterator[Any]:

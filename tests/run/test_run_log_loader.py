@@ -275,3 +275,16 @@ def test_rows_cut_by_nccl_lines_printed_onto_them():
     assert (row.ip["busbw"].span.line, row.ip["busbw"].span.col) == (11, 20)
     assert log.nccl.hosts == {"mew0"}
 
+
+def test_a_table_of_which_no_row_is_read_is_said(tmp_path):
+    text = ("# nThread 1 nGpus 2 minBytes 8 maxBytes 128 step: 2(factor) warmup iters: 1 iters: 20 agg iters: 1 "
+            "validation: 1 graph: 0\n"
+            "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   "
+            "busbw #wrong\n"
+            "  (rows lost by the paste)\n"
+            "# Out of bounds values : 0 OK\n"
+            "# Avg bus bandwidth    : 178.078\n")
+    write_repo(tmp_path, {"t.log": text})
+    (f,) = [f for f in run_lint(tmp_path).findings if f.code == "NL012"]
+    assert (f.span.line, f.span.col) == (5, 26) and "result table not read" in f.message
+
