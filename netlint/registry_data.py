@@ -25,6 +25,7 @@ LOADERS = (
     ('nic-mlxconfig', 'netlint.loaders.nic_mlxconfig', 'nics', (), (), 'nic_dump'),
     ('native-nic', 'netlint.loaders.nic_native', 'nics', ('.yaml', '.yml'), (), ''),
     ('nic-operator', 'netlint.loaders.nic_operator', 'nics', ('.yaml', '.yml'), (), ''),
+    ('nic-script', 'netlint.loaders.nic_script', 'nics', ('.sh', '.bash', '.ksh', '.zsh', '.sbatch', '.slurm', '.sub', '.pbs', '.lsf'), (), 'shell'),
     ('nic-sysfs', 'netlint.loaders.nic_sysfs', 'nics', (), (), 'nic_dump'),
     ('nvue-startup', 'netlint.loaders.nvue', 'switches', ('.yaml', '.yml'), (), ''),
     ('run-log', 'netlint.loaders.run_log', 'runs', ('.log', '.txt', '.out', '.err'), (), ''),

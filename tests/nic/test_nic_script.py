@@ -1,0 +1,67 @@
+"""RoCE setup scripts: mlnx_qos, cma_roce_tos, sysfs writes and mlxconfig set, read as bash runs them,
+each value at its own word; what runs under an undecided condition or from the environment is said."""
+
+from __future__ import annotations
+
+from nic_helpers import FIXTURES, load, pos, where
+
+SCRIPT = FIXTURES / "setup-roce.sh"
+
+
+def _by(nics):
+    return {(n.name, n.port): n for n in nics}
+
+
+def test_values_at_their_words():
+    nics, findings, formats = load(SCRIPT)
+    assert "nic-script" in formats
+    got = _by(nics)
+    # `-i "$INTERFACE"` is `${1:-eth4}`; the sysfs write names eth4 too: one NicQos
+    eth = got[("eth4", None)]
+    assert eth.trust.runtime.value == "dscp" and pos(eth.trust.runtime) == where(SCRIPT, "--trust", "dscp")
+    assert eth.pfc.runtime.value == (3,) and pos(eth.pfc.runtime) == where(SCRIPT, "--pfc 0,0,0,1", "0,0,0,1")
+    assert eth.dscp_to_prio[48].value == 6 and pos(eth.dscp_to_prio[48]) == where(SCRIPT, "--dscp2prio", "set,48")
+    hca = got[("mlx5_2", 1)]
+    assert hca.cma_roce_tos.runtime.value == 106 and pos(hca.cma_roce_tos.runtime) == where(SCRIPT, "cma_roce_tos", "106")
+    assert hca.traffic_class.runtime.value == 106
+    assert pos(hca.traffic_class.runtime) == where(SCRIPT, "traffic_class", "106")
+    assert eth.np_enable[3].runtime.value is True
+    fw = got[("/dev/mst/mt4129_pciconf0", 1)]
+    assert fw.cnp_dscp.firmware.value == 48 and pos(fw.cnp_dscp.firmware) == where(SCRIPT, "CNP_DSCP_P1", "CNP_DSCP_P1")
+
+
+def test_conditional_and_unknown_values_are_said_not_guessed():
+    nics, findings, _ = load(SCRIPT)
+    notes = sorted((f.span.line, f.span.col, f.message) for f in findings if f.code == "NL012")
+    assert [(line, col) for line, col, _ in notes] == [(12, 5), where(SCRIPT, "--prio_tc", "$PRIO_TC")]
+    assert "under a condition" in notes[0][2] and "mlnx_qos --prio_tc is not read" in notes[1][2]
+    eth = _by(nics)[("eth4", None)]
+    assert eth.pfc.runtime.value == (3,)  # the lossy branch may not run: not taken as the value
+    assert not eth.prio_to_tc
+
+
+def test_script_without_nic_commands_is_not_read_as_one(tmp_path):
+    path = tmp_path / "query.sh"
+    path.write_text("#!/bin/bash\nmlxconfig -d /dev/mst/mt4129_pciconf0 q\nmlnx_qos -i eth0\n")
+    nics, findings, formats = load(path)
+    assert "nic-script" not in formats and not nics
+
+
+INTENT = """\
+cluster: t
+nodes: {count: 4, gpus: 8, gpu: H100-SXM}
+fabric:
+  transport: roce
+  roce: {dscp: 26, priority: 3, cnp_dscp: 48, cnp_priority: 6}
+"""
+
+
+def test_nic_rules_judge_a_setup_script(tmp_path):
+    from conftest import at, lint_repo
+
+    good = lint_repo(tmp_path / "good", {"inventory.yaml": INTENT, "setup-roce.sh": SCRIPT.read_text()})
+    assert [f.code for f in good.findings if f.code.startswith(("NIC", "XC"))] == []
+    bad_text = SCRIPT.read_text().replace("--trust dscp", "--trust pcp")
+    bad = lint_repo(tmp_path / "bad", {"inventory.yaml": INTENT, "setup-roce.sh": bad_text})
+    (f,) = [f for f in bad.findings if f.code == "NIC201"]
+    assert (f.span.file, at(f)) == ("setup-roce.sh", where(SCRIPT, "--trust", "dscp"))
