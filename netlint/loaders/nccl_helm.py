@@ -20,8 +20,10 @@ below it (Helm docs, "Values Files", section "Deleting a default key": overridin
 removes it from the merged values, https://helm.sh/docs/chart_template_guide/values_files/), so
 nothing is judged or fixed there. Values given at install time (``--set``, other values files) are not seen.
 
-Chart templates (``templates/*.yaml`` with ``{{ }}``) are not YAML until rendered: not read as configs;
-one NL012 (info) where such a template names an NCCL variable, so the file is not skipped silently.
+Chart templates (``templates/*.yaml`` with ``{{ }}``) are read as the manifest they render to where
+the chart's actions do not decide (:mod:`netlint.nccl.helm_template`): literal settings are judged,
+templated ones are Unknown, those inside ``if``/``with``/``range`` blocks conditional; one NL012 (info)
+says how many the values decide, or that the template could not be read before rendering.
 """
 
 from __future__ import annotations
@@ -77,13 +79,25 @@ class HelmTemplateLoader(Loader):
     def load(self, src: SourceFile) -> Iterator[Any]:
         from netlint.findings import Finding, Severity
         from netlint.nccl.build import NCCLISH, LineIndex
+        from netlint.nccl.helm_template import read
 
+        got = read(src)
         m = NCCLISH.search(src.text)
-        names = sorted({x.group(0) for x in NCCLISH.finditer(src.text)})
-        shown = ", ".join(names[:3]) + (", …" if len(names) > 3 else "")
-        yield Finding("NL012", f"Helm template: {shown} not checked here; the chart fills this file when it is "
-                      "rendered (the values file is read, and `helm template` output can be linted)",
-                      LineIndex(src.path, src.text).span(m.start(), m.end()), Severity.INFO, key="helm-template")
+        at = LineIndex(src.path, src.text).span(m.start(), m.end())
+        if got is None:
+            names = sorted({x.group(0) for x in NCCLISH.finditer(src.text)})
+            shown = ", ".join(names[:3]) + (", …" if len(names) > 3 else "")
+            yield Finding("NL012", f"Helm template: {shown} not checked here; its actions write YAML structure, "
+                          "so it reads as a manifest only once rendered (values files that set NCCL variables "
+                          "are read, and `helm template` output can be linted)", at, Severity.INFO,
+                          key="helm-template")
+            return
+        envs, templated = got
+        yield from envs
+        if templated:
+            yield Finding("NL012", f"Helm template: {templated} NCCL setting(s) here are written by the chart's "
+                          "actions ({{ }}): the values decide them, and values files that set them are read",
+                          at, Severity.INFO, key="helm-template")
 
 
 def is_helm_template(src: SourceFile) -> bool:

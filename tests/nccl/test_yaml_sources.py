@@ -231,15 +231,17 @@ def test_helm_values_map_and_list_anywhere_in_the_tree(tmp_path):
     assert "NL005" not in [f.code for f in report.findings]   # an unquoted number is the template's business
 
 
-def test_helm_template_is_not_a_config_but_says_so(tmp_path):
+def test_helm_template_value_the_chart_writes_is_unknown_and_said(tmp_path):
     report = lint_repo(tmp_path, {
         "chart/templates/job.yaml": "apiVersion: batch/v1\nkind: Job\nspec:\n  template:\n    spec:\n"
                                     "      containers:\n      - env:\n        - name: NCCL_DEBUG\n"
                                     "          value: {{ .Values.debug | quote }}\n",
         "chart/values.yaml": "debug: INFO\nimage: {tag: x}\n"})
-    assert envs(report) == []
+    (env,) = envs(report)
+    assert [(v.key, v.known) for v in env.variables] == [("NCCL_DEBUG", None)]
     f = only(report, "NL012")
-    assert at(f) == (8, 17) and "Helm template" in f.message
+    assert at(f) == (8, 17) and "Helm template: 1 NCCL setting(s)" in f.message
+    assert "NCCL314" not in [f.code for f in report.findings]
 
 
 def test_corpus_helm_values(shared):

@@ -1,0 +1,107 @@
+"""A Helm chart template read as the manifest it renders to, where the chart's actions do not decide.
+
+Most charts keep NCCL settings literal and template only names and counts
+(``mpirun -np {{ mul .Values.hosts 8 }} -x NCCL_DEBUG=INFO …``, ``- name: NCCL_IB_HCA`` /
+``value: mlx5_0``): those settings are what every render holds. Each ``{{ … }}`` action is masked with
+characters of the same length (so every position stays the file's own) — a line holding only actions
+(``{{- if … }}``, ``{{- end }}``, ``{{ toYaml … | nindent 8 }}``) with spaces, an action inside a line
+with ``…`` — and the result read as a Kubernetes manifest (:mod:`netlint.loaders.nccl_k8s`). Then:
+
+- a setting whose value an action writes (``value: {{ .Values.debug | quote }}``) is Unknown — the
+  values file decides it, and is read where it sets it; one whose name an action writes is dropped;
+- a setting between ``{{ if/with/range … }}`` and its ``{{ end }}`` is ``conditional`` (listed, not
+  judged): whether a render holds it is the values' choice.
+
+Helm's template actions: https://helm.sh/docs/chart_template_guide/control_structures/ (``if``/``with``/
+``range`` blocks closed by ``end``; ``{{-``/``-}}`` trim whitespace). Returns None when the masked text
+is no manifest (an action that writes YAML structure, ``{{ toYaml .Values.env | nindent 12 }}`` inside a
+mapping); the caller then says the file was not read.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+_ACTION = re.compile(r"\{\{.*?\}\}", re.S)
+_OPENS = re.compile(r"\{\{-?\s*(?:if|with|range)\b")
+_ELSE = re.compile(r"\{\{-?\s*else\b")
+_END = re.compile(r"\{\{-?\s*end\b")
+_FILL = "\u2026"  # what an action inside a line becomes: a plain scalar's text, never YAML syntax
+_FILLED = re.compile(_FILL + "+")
+
+
+def mask(text: str) -> tuple[str, list[tuple[int, int]], list[tuple[int, int]]]:
+    """(masked text, the actions' [start, end) ranges, the [start, end) ranges of if/with/range blocks)."""
+    out = list(text)
+    actions: list[tuple[int, int]] = []
+    blocks: list[tuple[int, int]] = []
+    opened: list[int] = []
+    for m in _ACTION.finditer(text):
+        a, z = m.start(), m.end()
+        actions.append((a, z))
+        line_start = text.rfind("\n", 0, a) + 1
+        line_end = text.find("\n", z)
+        line_end = len(text) if line_end < 0 else line_end
+        alone = not _ACTION.sub("", text[line_start:line_end]).strip()
+        for i in range(a, z):
+            if out[i] != "\n":
+                out[i] = " " if alone else _FILL
+        action = m.group(0)
+        if _OPENS.match(action):
+            opened.append(z)
+        elif _END.match(action) and opened:
+            blocks.append((opened.pop(), a))
+        elif _ELSE.match(action) and opened:
+            start = opened.pop()
+            blocks.append((start, a))
+            opened.append(z)
+    blocks.extend((start, len(text)) for start in opened)  # an unclosed block: to the end
+    return "".join(out), actions, blocks
+
+
+def read(src) -> tuple[list[Any], int] | None:
+    """(NcclEnv models of the template's literal settings, how many settings the chart's values decide),
+    or None when the masked template does not read as a manifest."""
+    from netlint.loaders.nccl_k8s import K8sEnvLoader, doc_kind
+    from netlint.models.nccl import NcclEnv, Unknown
+    from netlint.parsing import parse_yaml
+    from netlint.located import ParseError
+    from netlint.source import SourceFile
+
+    masked, actions, blocks = mask(src.text)
+    shim = SourceFile(src.path, src.abspath, masked.encode("utf-8"))
+    try:
+        docs = parse_yaml(src.path, masked)
+    except ParseError:
+        return None
+    if not any(doc_kind(d.root) in ("object", "fragment") for d in docs):
+        return None
+    shim.__dict__["yaml_docs"] = docs
+    envs, templated = [], 0
+    for item in K8sEnvLoader().load(shim):
+        if not isinstance(item, NcclEnv):
+            continue
+        kept = []
+        for var in item.variables:
+            name = var.name.span
+            if _touches(actions, name.start, name.end):
+                templated += 1
+                continue  # its name is the chart's to write
+            value = var.value
+            span = getattr(value, "span", None)
+            if span is not None and not isinstance(value, Unknown) and _touches(actions, span.start, span.end):
+                var.value = Unknown(src.text[span.start:span.end], span, "the chart's values decide it ({{ }})")
+                templated += 1
+            if _touches(blocks, name.start, name.end) and "conditional" not in var.flags:
+                var.flags.append("conditional")
+            kept.append(var)
+        item.variables = kept
+        if item.scope:  # `Job/{{ .Release.Name }}-job/trainer`, as the template names it
+            item.scope = _FILLED.sub("{{…}}", item.scope)
+        envs.append(item)
+    return envs, templated
+
+
+def _touches(ranges: list[tuple[int, int]], start: int, end: int) -> bool:
+    return any(a < max(end, start + 1) and start < z for a, z in ranges)

@@ -1,0 +1,66 @@
+"""A Helm chart template is read as the manifest it renders to where the chart's actions do not
+decide: literal settings are judged at their place in the template, a value an action writes is
+Unknown, a setting inside `{{ if }}` is conditional (nebius-solution-library's nccl-test chart)."""
+
+from __future__ import annotations
+
+from conftest import at, lint_repo
+
+JOB = """\
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: {{ .Release.Name }}-job
+spec:
+  parallelism: {{ .Values.replicas }}
+  template:
+    spec:
+      containers:
+      - name: trainer
+        image: nvcr.io/nvidia/pytorch:24.07-py3
+        env:
+        - name: NCCL_DEBUG
+          value: INFO
+        - name: NCCL_IB_HCA
+          value: {{ .Values.hca | quote }}
+        {{- if .Values.debug }}
+        - name: NCCL_P2P_DISABLE
+          value: "1"
+        {{- end }}
+        command: ["/bin/bash", "-c"]
+        args:
+        - mpirun -np {{ mul .Values.replicas 8 }} -x NCCL_SHM_DISABLE=1 all_reduce_perf
+"""
+
+
+def _codes(report, *codes):
+    return sorted((f.code, at(f)) for f in report.findings if f.code in codes)
+
+
+def test_literal_settings_of_a_template_are_judged_where_written(tmp_path):
+    report = lint_repo(tmp_path, {"chart/Chart.yaml": "apiVersion: v2\nname: demo\nversion: 0.1.0\n",
+                                  "chart/values.yaml": "replicas: 2\n", "chart/templates/job.yaml": JOB})
+    assert _codes(report, "NCCL314", "NCCL311", "NCCL312") == [("NCCL312", (23, 71)), ("NCCL314", (14, 18))]
+    (env,) = [e for e in report.workspace.nccl_envs if e.file == "chart/templates/job.yaml"]
+    assert env.scope == "Job/{{…}}-job/trainer"
+    got = {v.key: (v.known, v.conditional) for v in env.variables}
+    assert got["NCCL_IB_HCA"] == (None, False)            # the values decide it
+    assert got["NCCL_P2P_DISABLE"] == ("1", True)         # only when .Values.debug: listed, not judged
+    (note,) = [f for f in report.findings if f.code == "NL012"]
+    assert "1 NCCL setting(s) here are written by the chart's actions" in note.message
+
+
+def test_a_fix_edits_the_template_itself(tmp_path):
+    report = lint_repo(tmp_path, {"chart/templates/job.yaml": JOB})
+    (f,) = [f for f in report.findings if f.code == "NCCL314"]
+    (edit,) = f.fix.edits
+    assert JOB.splitlines()[13][edit.span.col - 1:edit.span.end_col - 1] == "INFO"
+
+
+def test_template_whose_actions_write_structure_says_it_was_not_read(tmp_path):
+    text = ("apiVersion: batch/v1\nkind: Job\nspec:\n  template:\n    spec:\n      containers:\n"
+            "      - env: {{ toYaml .Values.env | nindent 10 }}\n        name: NCCL_DEBUG\n"
+            "        {{ .Values.extra }}: [\n")
+    report = lint_repo(tmp_path, {"chart/templates/job.yaml": text})
+    (f,) = [f for f in report.findings if f.code == "NL012"]
+    assert at(f) == (8, 15) and "reads as a manifest only once rendered" in f.message
