@@ -12,7 +12,15 @@ Read (Cumulus Linux 4.x User Guide, Quality of Service; public sample ``traffic_
   max_threshold_bytes, probability}`` and ``default_ecn_red_conf.{egress_queue_list, …}`` → a WRED
   profile per group on those egress queues (cos = queue);
 - ``priority_group.<name>.{cos_list, weight}`` → a DWRR scheduler per cos (weight 0 is left untyped:
-  its meaning is not confirmed).
+  its meaning is not confirmed);
+- Cumulus Linux 5 ``default_egress_sched.egr_queue_N.bw_percent`` → the scheduler of egress queue N:
+  DWRR with that weight, strict priority for 0 (NVIDIA Cumulus Linux 5.x User Guide, Quality of
+  Service › Egress Scheduling: "If you specify a value of 0 for an egress queue, Cumulus Linux assigns
+  strict priority mode").
+
+A group a ``*.port_group_list`` / ``traffic.priority_group_list`` names with no keys (NL011) and keys of
+a group the list leaves out (NL004; a file with no list at all is an excerpt, not judged) are warnings: switchd configures only the listed groups (Cumulus Linux
+4.2 User Guide, Buffer and Queue Management, "Priority Flow Control").
 
 Not modelled: ``port_buffer_bytes`` / ``xoff_size`` / ``xon_delta`` (Cumulus buffer semantics differ
 from SONiC's xoff headroom; headroom rules stay silent) and the PFC watchdog (configured elsewhere on
@@ -33,7 +41,11 @@ from netlint.qos.units import as_bool, as_int
 from netlint.source import SourceFile
 
 _LINE = re.compile(r"^\s*([A-Za-z0-9_.\-]+)\s*=\s*(.*?)\s*$")
-_PREFIXES = ("traffic.", "pfc.", "ecn_red.", "default_ecn_red_conf.", "priority_group.")
+_PREFIXES = ("traffic.", "pfc.", "ecn_red.", "default_ecn_red_conf.", "priority_group.", "default_egress_sched.")
+_EGRESS = re.compile(r"default_egress_sched\.egr_queue_([0-7])\.bw_percent\Z")
+# the group lists and the key families of their groups: switchd configures only the groups a list names
+_GROUP_LISTS = (("pfc.port_group_list", "pfc."), ("ecn_red.port_group_list", "ecn_red."),
+                ("traffic.priority_group_list", "priority_group."))
 
 
 class CumulusTrafficLoader(Loader):
@@ -152,6 +164,8 @@ class _Builder:
             return p
 
         for group in self.names("pfc.port_group_list"):
+            if not any(k.startswith(f"pfc.{group}.") for k in self.kv):
+                continue  # a group named with no settings configures nothing (NL011 says so)
             cos = self.items(f"pfc.{group}.cos_list")
             tok = self.kv.get(f"pfc.{group}.cos_list")
             cable = self.kv.get(f"pfc.{group}.cable_length")
@@ -205,5 +219,54 @@ class _Builder:
                     qc = p.queues.get(cos.value) or QueueCfg(index=cos.value, span=cos.span)
                     qc.scheduler = Scalar(sch.name, sch.span)
                     p.queues[cos.value] = qc
+        for key, tok in self.kv.items():  # Cumulus Linux 5: `default_egress_sched.egr_queue_N.bw_percent`
+            m = _EGRESS.match(key)
+            n = as_int(tok.value) if m else None
+            if m is None or n is None:
+                continue
+            q = int(m.group(1))
+            sch = Scheduler(name=f"default_egress_sched:queue{q}", span=tok.span,
+                            type=Scalar("strict" if n == 0 else "dwrr", tok.span, tok.raw),
+                            weight=Scalar(n, tok.span, tok.raw) if n else None)
+            sw.schedulers[sch.name] = sch
+            for p in sw.ports.values():
+                qc = p.queues.get(q) or QueueCfg(index=q, span=tok.span)
+                qc.scheduler = Scalar(sch.name, sch.span)
+                p.queues[q] = qc
+        self._groups()
         yield from self.findings
         yield sw
+
+    def _groups(self) -> None:
+        """A group a list names with no settings, and settings of a group no list names: switchd
+        configures only the listed groups, from their keys, so both are silent no-ops."""
+        for list_key, family in _GROUP_LISTS:
+            listed = self.names(list_key)
+            keyed: dict[str, Scalar] = {}
+            for key, tok in self.kv.items():
+                parts = key.split(".")
+                if key.startswith(family) and len(parts) >= 3 and key != list_key:
+                    keyed.setdefault(parts[1], tok)
+            tok = self.kv.get(list_key)
+            for group in listed:
+                if group not in keyed:
+                    self.findings.append(Finding(
+                        "NL011", f"{list_key} names {group}, but no {family}{group}.* key sets it: switchd "
+                                 f"configures nothing for that group", tok.span, Severity.WARNING,
+                        key=f"{list_key}:{group}"))
+            if tok is None:  # no list at all: an excerpt, or a file another one completes — said, not judged
+                if keyed:
+                    first = min(keyed.values(), key=lambda t: t.span.start)
+                    self.findings.append(Finding(
+                        "NL012", f"{', '.join(sorted(keyed))}: {family}<group>.* keys not read, because the file "
+                                 f"has no {list_key} to name the groups switchd configures", first.span,
+                        Severity.INFO, key=f"{list_key}:absent"))
+                continue
+            for group, first in keyed.items():
+                if group not in listed:
+                    self.findings.append(Finding(
+                        "NL004", f"{family}{group}.* is set, but {list_key} does not name {group}: switchd "
+                                 f"reads only the groups that list names, so these keys do nothing", Span(
+                            first.span.file, first.span.line, 1, first.span.line, 1,
+                            first.span.start - first.span.col + 1, first.span.start - first.span.col + 1),
+                        Severity.WARNING, key=f"{family}{group}:unlisted"))
