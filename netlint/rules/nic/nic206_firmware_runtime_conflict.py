@@ -85,8 +85,8 @@ class FirmwareRuntimeConflict(Rule):
             fw_src = f"implied by {fw.via}" if fw.implied else fw.via
             yield self.finding(
                 f"{label}: firmware {_v(fw.value)} ({fw_src}) but runtime {_v(rt.value)} ({rt.via}): the NIC runs "
-                f"{_v(rt.value)} until the next reboot, then {_v(fw.value)} unless the runtime setting is applied "
-                f"again", fw.span, key=f"{kind}:{fw.span.file}:{rt.span.file}",
+                f"{_v(rt.value)} until the next reboot, then {_v(fw.value)} until something (a boot script, the "
+                f"NIC operator's next reconcile) applies the runtime setting again", fw.span, key=f"{kind}:{fw.span.file}:{rt.span.file}",
                 related=[Related(rt.span, f"runtime {_v(rt.value)} ({rt.via})")])
 
 
