@@ -9,6 +9,7 @@ Slurm task ``nodes × ntasks-per-node`` (sbatch(1); NFL stages.py L343-366).
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from netlint.jobs import megatron
@@ -185,6 +186,24 @@ def _fill_model(job: TrainingJob, last: dict[str, Arg]) -> None:
     cfg = last.get("--deepspeed_config") or last.get("--deepspeed-config")
     if cfg is not None and cfg.value is not None:
         job.ds_config_ref = cfg.value
+    _own_sizes(job, last)
+
+
+# A script's own parallel-size flags, spelled with underscores as its argparse defines them (eth-easl/
+# fmengine cli/train.py `--model_parallel_size`, `--pipe_parallel_size`): not Megatron's, and what the
+# script does with them is not known — so TP / PP are unknown here, not Megatron's default of 1.
+_OWN_SIZE = (("tp", re.compile(r"--(?:model|tensor|tp|mp)(?:_model)?_parallel_(?:size|degree)\Z")),
+             ("pp", re.compile(r"--(?:pipe|pipeline|pp)(?:_model)?_parallel_(?:size|degree)\Z")))
+
+
+def _own_sizes(job: TrainingJob, last: dict[str, Arg]) -> None:
+    for field_name, pattern in _OWN_SIZE:
+        if getattr(job, field_name) is not None or field_name in job.unknown:
+            continue
+        a = next((a for flag, a in last.items() if pattern.match(flag)), None)
+        if a is not None:
+            job.unknown[field_name] = Unknown(f"{a.name} is the script's own flag; how it sets the "
+                                              f"{field_name.upper()} size is not known", a.flag.span, "other")
 
 
 def _fill_shape(job: TrainingJob, launch: Launch, sbatch: dict[str, Scalar]) -> None:

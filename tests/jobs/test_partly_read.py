@@ -63,6 +63,17 @@ def test_launch_in_a_variable_set_in_undecided_branches(tmp_path):
     assert "the command `$APP` is unknown" in found[1][2]
 
 
+def test_a_scripts_own_parallel_size_flags_leave_tp_and_pp_unknown(tmp_path):
+    # eth-easl/fmengine cli/train.py: --model_parallel_size / --pipe_parallel_size are its own; read as
+    # Megatron's TP=PP=1 (DP 4) the batch 2 = micro 1 x DP 2 was a false JOB430
+    text = ("torchrun --nnodes 1 --nproc-per-node 4 cli/train.py \\\n"
+            "    --pipe_parallel_size 1 --model_parallel_size 2 --deepspeed_config ds.json\n")
+    report = lint_repo(tmp_path, {"run.sh": text, "ds.json": '{"train_micro_batch_size_per_gpu": 1, '
+                                                              '"train_batch_size": 2}\n'})
+    assert [f.code for f in report.findings if f.code.startswith("JOB")] == []
+    assert [(line, col) for line, col, _ in nl012(report)] == [(2, 5), (2, 28)]
+
+
 def test_world_size_from_the_environment(tmp_path):
     text = f"torchrun --nnodes $NNODES --nproc_per_node 8 {ARGS}\n"
     report = lint_repo(tmp_path, {"train.sh": text})
