@@ -14,7 +14,8 @@ class DeepSpeedAutoValue(Rule):
     **What**: a value ``"auto"`` in a ds_config used by a Megatron-DeepSpeed / ``deepspeed`` launch
     (error), or in a config file on its own (info: valid only when HF Trainer or Accelerate loads it).
     A config a script hands to HF Trainer (``finetune.py --deepspeed ds_config.json``:
-    ``TrainingArguments.deepspeed``) is filled by it: silent.
+    ``TrainingArguments.deepspeed``) or an Accelerate config names (``deepspeed_config_file:``) is
+    filled by them: silent.
 
     **Why**: only ``HfTrainerDeepSpeedConfig`` (transformers) and Accelerate replace ``"auto"`` with
     values from their own arguments. DeepSpeed itself drops ``"auto"`` inside pydantic sub-configs but a
@@ -70,6 +71,9 @@ class DeepSpeedAutoValue(Rule):
 # HF TrainingArguments' `--deepspeed <config.json>` (a path value; Megatron-DeepSpeed's `--deepspeed` is a
 # switch followed by `--deepspeed_config`): transformers' TrainingArguments.deepspeed
 _HF_DEEPSPEED = re.compile(r"""--deepspeed(?:=|[ \t]+)["']?([^\s"'$]*?\.json)\b""")
+# an Accelerate config's `deepspeed_config: {deepspeed_config_file: ds.json}` (accelerate config /
+# `accelerate launch --config_file`): Accelerate fills the "auto" values of that file
+_ACCELERATE = re.compile(r"""deepspeed_config_file:[ \t]*["']?([^\s"'$]*?\.json)\b""")
 
 
 def _hf_deepspeed_paths(ws) -> list[str]:
@@ -81,6 +85,8 @@ def _hf_deepspeed_paths(ws) -> list[str]:
             continue
         if "--deepspeed" in text:
             out.extend(m.group(1) for m in _HF_DEEPSPEED.finditer(text))
+        if "deepspeed_config_file" in text:
+            out.extend(m.group(1) for m in _ACCELERATE.finditer(text))
     return out
 
 

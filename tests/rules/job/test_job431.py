@@ -34,3 +34,12 @@ def test_megatron_deepspeed_switch_is_not_hf_s_flag(tmp_path):
     report = lint_repo(tmp_path, {"run.sh": "python train.py --deepspeed --deepspeed_config ds.json\n",
                                   "ds.json": CFG})
     assert (1, 22) in [at(f) for f in _431(report) if f.severity == Severity.ERROR]
+
+
+def test_config_an_accelerate_config_names_is_silent(tmp_path):
+    # huggingface/alignment-handbook-style: accelerate_configs/zero3.yaml names the ds_config Accelerate fills
+    acc = ("compute_environment: LOCAL_MACHINE\ndistributed_type: DEEPSPEED\ndeepspeed_config:\n"
+           "  deepspeed_config_file: configs/ds_zero3.json\n  zero3_init_flag: true\nnum_machines: 1\n"
+           "num_processes: 8\n")
+    report = lint_repo(tmp_path, {"accelerate/zero3.yaml": acc, "configs/ds_zero3.json": CFG})
+    assert _431(report) == []
