@@ -10,6 +10,7 @@ what a bound left out is reported as NL012.
 
 from __future__ import annotations
 
+import re
 from typing import Any, Iterator
 
 from netlint.loaders.base import Loader
@@ -78,10 +79,17 @@ def _glued(line: str, body: int, tests) -> int | None:
     head = line[body:p.start]
     if not head.strip() or not (tests.partial is not None or ROW.match(head + " ")):
         return None
-    for host in {d.host for d in tests.runs[-1].devices}:
+    hosts = {d.host for d in tests.runs[-1].devices}
+    for host in hosts:
         if p.host.endswith(host) and len(p.host) > len(host):
             return p.start + len(p.host) - len(host)
+    rank = _RANK_TAIL.search(head)  # `… -1[0] host:pid:tid`: an MPI rank prefix (-prepend-rank) between
+    if rank is not None and p.host in hosts:
+        return body + rank.start()
     return None
+
+
+_RANK_TAIL = re.compile(r"\[\d{1,6}\][ \t]*\Z")
 
 
 def _rows_unread(log) -> Iterator[Any]:

@@ -44,8 +44,9 @@ def same_gpu(test, node) -> bool:
     return not names or all(base in n for n in names)
 
 
-def peak_row(test):
-    rows = [r for r in test.rows if r.busbw() is not None]
+def peak_row(test, smallest: int = 0):
+    """The row of the highest bus bandwidth (among sizes from ``smallest`` up)."""
+    rows = [r for r in test.rows if r.busbw() is not None and r.size >= smallest]
     return max(rows, key=lambda r: (r.busbw(), r.size)) if rows else None
 
 
@@ -54,8 +55,10 @@ def compare(test, node, fractions=None) -> Comparison | None:
 
     kind = test.collective
     shape = shape_of(test)
-    row = peak_row(test)
-    if kind is None or shape is None or row is None or shape[0] < 2 or row.size < JUDGED_FROM:
+    # the peak among the sizes that are judged: a run that peaks at 32 MiB and collapses above it is
+    # judged by its best large size, not passed over because its peak is small
+    row = peak_row(test, JUDGED_FROM)
+    if kind is None or shape is None or row is None or shape[0] < 2:
         return None
     ranks, nodes = shape
     expected = expected_busbw(kind, row.size, ranks, nodes, node, fractions)

@@ -142,7 +142,8 @@ class TestsReader:
         tokens = [(t.group(0), loc.span(t.start(), t.end())) for t in TOKEN.finditer(line, body, len(line) if end is None else end)]
         columns = self._columns(tokens)
         if end is not None and len(tokens) < len(columns):  # cut short by an NCCL line: the rest follows
-            self.partial = (tokens, loc.span(body, end), columns)
+            if self.columns:  # the header says how many fields a row has; without it a piece cannot tell
+                self.partial = (tokens, loc.span(body, end), columns)
             return
         self._add_row(tokens, loc.span(body, len(line)), columns)
 
@@ -186,8 +187,9 @@ class TestsReader:
         except ValueError:
             return
         run = self.runs[-1] if self.runs else None
-        if run is None:
-            run = self._current(self.loc, 0, "")
+        if run is None or run.avg_busbw is not None or run.out_of_bounds is not None:
+            # a row after a run's footer starts another run (two tables pasted one after the other)
+            run = self._current(self.loc, 0, "", fresh=True)
             run.start = span
         if not run.columns:
             run.columns = columns

@@ -288,3 +288,22 @@ def test_a_table_of_which_no_row_is_read_is_said(tmp_path):
     (f,) = [f for f in run_lint(tmp_path).findings if f.code == "NL012"]
     assert (f.span.line, f.span.col) == (5, 26) and "result table not read" in f.message
 
+
+def test_two_tables_one_after_the_other_are_two_runs():
+    # NVIDIA/nccl-tests#78-style paste: a second table right after the first one's footer
+    row = "     {size}      {count}     float     sum      -1    10.0  {bw}  {bw}      0    10.0  {bw}  {bw}      0\n"
+    table = "".join(row.format(size=1 << k, count=(1 << k) // 4, bw=bw) for k, bw in ((20, "60.00"), (21, "69.00")))
+    text = ("#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   "
+            "busbw #wrong\n" + table + "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 64.5\n"
+            + table.replace("60.00", " 5.00").replace("69.00", " 5.00") + "# Avg bus bandwidth    : 5\n")
+    tests = read_log("two.log", text, "two.log").tests
+    assert [[r.busbw() for r in t.rows] for t in tests] == [[60.0, 69.0], [5.0, 5.0]]
+    assert tests[1].rows[0].size_span.line == 6
+
+
+def test_pieces_of_a_row_are_not_joined_without_a_header():
+    # with no header the pieces cannot say how many fields a row has (a root column or not)
+    text = SPLIT_ROW.replace(SPLIT_ROW.splitlines()[4] + "\n", "").replace(SPLIT_ROW.splitlines()[5] + "\n", "")
+    log = read_log("split.log", text, "split.log")
+    assert [t.rows for t in log.tests] == [[]]
+

@@ -320,6 +320,15 @@ def test_run711_still_rising(tmp_path):
     assert "still rising" in found[0].message and at(found[0]) == line_of(out, str(32 << 20), nth=1)
 
 
+def test_run710_judges_the_best_size_from_64_mib_when_the_peak_is_smaller(tmp_path):
+    # NVIDIA/nccl#1453: 29.5 GB/s at 32 MiB, then ~5 GB/s from 64 MiB up on 3 x 8 H100: judged at 512 MiB
+    out = nccl_tests_text("all_reduce_perf", ["n1", "n2", "n3"], 8, lambda s: 29.5 if s <= 32 << 20 else 5.3,
+                          size_list=[1 << k for k in range(20, 30)])
+    (f,) = lint(tmp_path, {"inventory.yaml": inventory(), "ar.txt": out}, "RUN710")
+    assert "best bus bandwidth from 64 MiB up 5.3 GB/s at 512 MiB" in f.message
+    assert at(f)[0] == line_of(out, str(512 << 20), nth=1)[0]
+
+
 def test_run711_says_how_far_larger_sizes_dip(tmp_path):
     # between half and 95% of the peak after it: neither "stays there" nor "falls"
     def bw(s):
