@@ -73,7 +73,7 @@ def _glued(line: str, body: int, tests) -> int | None:
     from netlint.run.lines import nccl_prefix
     from netlint.run.nccl_tests import ROW
 
-    p = nccl_prefix(line)
+    p = nccl_prefix(line, body)
     if p is None or p.start <= body or not tests.runs:
         return None
     head = line[body:p.start]

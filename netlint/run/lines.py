@@ -51,12 +51,13 @@ class NcclPrefix:
         self.host, self.pid, self.level, self.start, self.end = host, pid, level, start, end
 
 
-def nccl_prefix(line: str) -> NcclPrefix | None:
-    """NCCL's ``host:pid:tid [dev] … NCCL LEVEL `` prefix in ``line`` (after any launcher prefix)."""
-    for n, marker in enumerate(MARKER.finditer(line)):
+def nccl_prefix(line: str, start: int = 0) -> NcclPrefix | None:
+    """NCCL's ``host:pid:tid [dev] … NCCL LEVEL `` prefix in ``line`` (after any launcher prefix; from
+    ``start`` when the caller knows where that prefix ends)."""
+    for n, marker in enumerate(MARKER.finditer(line, start)):
         if n == 4:   # one prefix per line (a pasted table may repeat a line once or twice)
             break
-        lo = max(0, marker.start() - WINDOW)
+        lo = max(start, marker.start() - WINDOW)
         p = PREFIX.search(line, lo, marker.start())
         if p is not None:
             return NcclPrefix(p.group("host"), p.group("pid"), marker.group(1), p.start(), marker.end())
@@ -67,7 +68,10 @@ def nccl_prefix(line: str) -> NcclPrefix | None:
 
 
 LAUNCHER = re.compile(r"(?:\s*\[\d+,\d+\]<(?:stdout|stderr)>:|\s*\d+:\s|\s*\[rank\d+\]:\s?|\s*\[\d+\]\s"
-                      r"|\s*\[\d{4}-\d\d-\d\d[ T][\d:.,]+\]\s)*")
+                      r"|\s*\[\d{4}-\d\d-\d\d[ T][\d:.,]+\]\s"
+                      # an AWS CloudWatch console copy: `  | 2025-05-16T16:39:51.208-07:00 | `, the host
+                      # often glued to the time zone (`…-07:00ip-10-…`)
+                      r"|\s*\|\s*\d{4}-\d\d-\d\dT[\d:.]+(?:[+-]\d\d:\d\d|Z)?(?:\s*\|)?\s*)*")
 
 MARKERS = (" NCCL INFO ", " NCCL WARN ", " NCCL TRACE ")
 

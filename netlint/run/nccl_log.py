@@ -51,6 +51,7 @@ from netlint.run.lines import BARE_VERSION, Locator, nccl_prefix
 # NCCL formats a whole line into 1,024 bytes (v2.23.4-1 src/debug.cc L196): a longer message is not NCCL's.
 MAX_MESSAGE = 2048
 VERSION = re.compile(r"NCCL version (\d+\.\d+\.\d+)")
+_REPEATED = re.compile(r"\s+\|\s+\S+:\d+:\d+ (?:\[\d+\] )?NCCL (?:INFO|WARN|TRACE) ")
 USING_NETWORK = re.compile(r"Using network (\S.*\S|\S)")
 PLUGIN_OK = re.compile(r"(?:NET/Plugin ?: ?Loaded net plugin (.+?) \(v\d+\)"
                        r"|Successfully loaded external (?:network )?plugin (\S+)"
@@ -95,7 +96,7 @@ class NcclReader:
     def line(self, lineno: int, offset: int, line: str, body: int) -> bool:
         """Read one line (``body``: where the text after launcher prefixes begins). True if NCCL's."""
         loc = self.loc.at(lineno, offset)
-        m = nccl_prefix(line) if "NCCL " in line else None
+        m = nccl_prefix(line, body) if "NCCL " in line else None
         if m is None:
             v = BARE_VERSION.match(line, body)
             if v is not None:
@@ -114,6 +115,9 @@ class NcclReader:
             return True
         start = m.end
         msg = line[start:start + MAX_MESSAGE]
+        again = _REPEATED.search(msg)  # CloudWatch repeats the message after ` | `: read it once
+        if again is not None:
+            msg = msg[:again.start()]
         if level == "WARN":
             run.add("warnings", Fact(msg.strip(), loc.span(start, len(line)), host))
             return True

@@ -307,3 +307,14 @@ def test_pieces_of_a_row_are_not_joined_without_a_header():
     log = read_log("split.log", text, "split.log")
     assert [t.rows for t in log.tests] == [[]]
 
+
+def test_cloudwatch_console_copy():
+    # aws/aws-ofi-nccl#889: `  | <time> | <message>`, the host glued to the time zone and the message
+    # repeated after ` | `; the bare version line behind the columns
+    text = ("  | 2025-05-16T16:39:51.208-07:00 | NCCL version 2.21.5+cuda12.8\n"
+            "  | 2025-05-16T16:39:51.208-07:00ip-10-36-29-253:79:79 [0] NCCL INFO Using network Socket | "
+            "ip-10-36-29-253:79:79 [0] NCCL INFO Using network Socket\n")
+    run = read_log("cw.log", text, "cw.log").nccl
+    assert run.version.value == "2.21.5" and (run.version.span.line, run.version.span.col) == (1, 50)
+    assert run.network.value == "Socket" and run.hosts == {"ip-10-36-29-253"}
+
