@@ -31,7 +31,7 @@ from netlint.source import SourceFile
 
 # what a NIC setup script holds; a cheap test before the script is evaluated
 _MARKERS = ("mlnx_qos", "cma_roce_tos", "/ecn/roce_", "/traffic_class", "/qos/trust", "default_roce_tos",
-            "mlxconfig")
+            "default_roce_mode", "/cc_params/", "mlxconfig", "mstconfig")
 _WRAPPERS = ("sudo", "nohup", "exec", "command", "time")
 _MLNX_VALUE_OPTS = {"-i": "interface", "--interface": "interface", "--trust": "trust", "-f": "pfc",
                     "--pfc": "pfc", "--dscp2prio": "dscp2prio", "-p": "prio_tc", "--prio_tc": "prio_tc",
@@ -75,7 +75,12 @@ class _ScriptReader:
         self.skipped: list[Any] = []   # commands under a condition netlint cannot decide
         self.unknown: list[tuple[Any, str]] = []  # (word, what) values only the run knows
         script = parse_script(src, follow_sources=False)
+        self.fork_kinds = script.fork_kinds
+        seen: set = set()
         for cmd in script.commands:
+            if (cmd.span.start, cmd.span.end) in seen:
+                continue  # a function called again: the same command, the same values
+            seen.add((cmd.span.start, cmd.span.end))
             self._command(cmd)
 
     # -- findings about what was not read ----------------------------------------------------------
@@ -110,21 +115,24 @@ class _ScriptReader:
             handler = self._echo
         else:
             return
-        if cmd.conditional:
-            if handler != self._echo or _sysfs_target(cmd) is not None:
-                self.skipped.append(cmd)
+        if not _sets_something(name, cmd, argv):
+            return  # a query (`mlxconfig … q`, `mlnx_qos -i eth0`): it sets nothing
+        if cmd.conditional and any(self.fork_kinds.get(fork) != "loop-runs" for fork, _ in cmd.branch):
+            self.skipped.append(cmd)  # may not run (a `for` over literal words does: read)
             return
         handler(cmd, argv)
 
-    def _builder(self, scope: str, ident, port: int | None, fmt: str, span):
+    def _builder(self, scope: str, ident, port: int | None, fmt: str, span, label: str | None = None):
+        """One NicQos per device the commands name; ``label`` (``$NIC``) keeps apart devices whose names
+        only the run knows."""
         from netlint.located import Scalar
         from netlint.nic.build import NicBuilder
 
         text = _text(ident) if ident is not None else None
-        key = (scope, text, port)
+        key = (scope, text or label, port)
         b = self.builders.get(key)
         if b is None:
-            b = self.builders[key] = NicBuilder(self.file, fmt, span, text or "(unnamed)")
+            b = self.builders[key] = NicBuilder(self.file, fmt, span, text or label or "(unnamed)")
             if text is not None:
                 b.scope["interface" if scope == "net" else "device"] = Scalar(text, ident.span, text)
         return b
@@ -154,12 +162,13 @@ class _ScriptReader:
                 opts.append((opt, value))
             i += 1
         iface = next((v for o, v in opts if o == "interface"), None)
-        if iface is not None and _text(iface) is None:
-            iface = None  # `-i $IF`: every interface the script sets the same way
+        label = None
+        if iface is not None and _text(iface) is None:  # `-i $IF`: the interface the run names
+            label, iface = _written(iface, cmd), None
         if all(o == "interface" for o, _ in opts):
             return  # `mlnx_qos -i eth0` shows the settings; it sets nothing
         self.commands += 1
-        b = self._builder("net", iface, None, "nic-script", cmd.span)
+        b = self._builder("net", iface, None, "nic-script", cmd.span, label)
         for opt, word in opts:
             if opt == "interface":
                 continue
@@ -235,28 +244,55 @@ class _ScriptReader:
         if target is None or len(argv) < 2:
             return
         word = argv[-1] if _text(argv[0]) == "echo" else argv[1]
-        text = self._value(word, f"the value written to {_text(target)}")
+        path = _path(target)
+        text = self._value(word, f"the value written to {path}")
         if text is None:
             return
-        parsed = split(f"{_text(target)} {text}")
+        parsed = split(f"{path} {text}")
         if parsed is None:
             return
         scope, _, m, value = parsed
         port = int(m.group("port")) if "port" in m.groupdict() and m.group("port") else None
         self.commands += 1
-        ident = m.group("id")
-        b = self._builder(scope, _Named(ident, target.span), port, "nic-script", cmd.span)
+        ident = m.group("id")  # `…` when the path's device is a variable: one unnamed device
+        b = self._builder(scope, None if "…" in ident else _Named(ident, target.span), port, "nic-script", cmd.span)
         _value(b, _WordLines(word), 0, 0, m, text, port)
+
+
+def _sets_something(name: str, cmd, argv) -> bool:
+    words = [_text(w) or "" for w in argv[1:]]
+    if name == "mlnx_qos":
+        return any(w.split("=", 1)[0] in _MLNX_VALUE_OPTS and w.split("=", 1)[0] not in ("-i", "--interface")
+                   for w in words)
+    if name == "cma_roce_tos":
+        return "-t" in words
+    if name in ("mlxconfig", "mstconfig"):
+        return "set" in words
+    return _sysfs_target(cmd) is not None
 
 
 def _sysfs_target(cmd):
     from netlint.loaders.nic_sysfs import split
 
     for op, target in cmd.redirects:
-        text = _text(target)
-        if op in (">", ">>") and text is not None and split(f"{text} 0") is not None:
+        text = _path(target)
+        if op in (">", ">>") and split(f"{text} 0") is not None:
             return target
     return None
+
+
+def _path(word) -> str:
+    """A sysfs path as written, its unknown parts (``$PCI_ADDR``) as ``…``: the file still says what is set."""
+    return _text(word) or word.text
+
+
+def _written(word, cmd) -> str:
+    """The word as the script writes it (``$NIC``), or its text with ``…`` for what is unknown."""
+    raw = getattr(word, "raw", "")
+    if raw:
+        return raw.strip("\"'")
+    name = getattr(word.value, "name", "")
+    return f"${name}" if name else word.text
 
 
 def _text(word) -> str | None:

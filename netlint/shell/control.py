@@ -115,7 +115,7 @@ class ControlFlow:
         return "".join(s.text for s in segs)
 
     # ---------------------------------------------------------------------------- control flow
-    def _fork(self, branches: list[Callable[[], None]], kind: str = "branch") -> None:
+    def _fork(self, branches: list[Callable[[], None]], kind: str = "branch", label: str = "") -> None:
         """Run each branch on its own copy of the environment, then merge what survives."""
         base = self.env
         results = []
@@ -123,6 +123,7 @@ class ControlFlow:
         self.cond += 1
         self.forks += 1
         outer, fork = self.branch, self.forks
+        self.script.fork_kinds[fork] = label or kind
         try:
             for arm, br in enumerate(branches):
                 self.env = dict(base)
@@ -253,7 +254,12 @@ class ControlFlow:
             if body is not None:
                 self._stmt(body, f)
 
-        self._fork([once, lambda: None], kind="loop")
+        # `for x in a b c`: literal words, so the body runs (once per word); other loops may not run
+        words = [c for c in n.children if c.type in ("word", "raw_string", "string", "concatenation",
+                                                       "number", "simple_expansion", "expansion")]
+        runs = n.type == "for_statement" and bool(words) and all(c.type in ("word", "raw_string", "number")
+                                                                 for c in words)
+        self._fork([once, lambda: None], kind="loop", label="loop-runs" if runs else "")
 
     # ------------------------------------------------------------------------------ assignments
 

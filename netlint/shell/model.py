@@ -411,6 +411,9 @@ class Script:
     functions: set[str] = field(default_factory=set)   # names of the functions the script defines
     variables: dict[str, Word | list[Word]] = field(default_factory=dict)
     exported_names: set[str] = field(default_factory=set)
+    # what each undecided fork (Command.branch's first items) is: "branch" (if/case/&&), "loop", or
+    # "loop-runs" (a for loop over literal words: its body runs)
+    fork_kinds: dict[int, str] = field(default_factory=dict)
 
     def exports(self) -> list[Assignment]:
         """Assignments that reach a child process's environment: ``export``/``declare -x``, names

@@ -65,3 +65,46 @@ def test_nic_rules_judge_a_setup_script(tmp_path):
     bad = lint_repo(tmp_path / "bad", {"inventory.yaml": INTENT, "setup-roce.sh": bad_text})
     (f,) = [f for f in bad.findings if f.code == "NIC201"]
     assert (f.span.file, at(f)) == ("setup-roce.sh", where(SCRIPT, "--trust", "dscp"))
+
+
+def _script(tmp_path, text):
+    path = tmp_path / "roce.sh"
+    path.write_text(text)
+    return (path, *load(path))
+
+
+def test_for_loop_over_literal_words_is_read(tmp_path):
+    # proficio-dev/dgx-spark-cluster setup_roce.sh: the body runs once per interface named
+    path, nics, findings, _ = _script(tmp_path, "for i in enp1s0f0np0 enp1s0f1np1; do\n"
+                                                "    mlnx_qos -i \"$i\" --trust dscp\ndone\n")
+    assert [f.code for f in findings] == []
+    (nic,) = nics
+    assert nic.trust.runtime.value == "dscp" and pos(nic.trust.runtime) == (2, 30)
+
+
+def test_queries_are_not_setup_commands(tmp_path):
+    # spiderpool setNicRdmaMode.sh: `mlxconfig … q` under a condition is no unread setting
+    text = ("if [ -n \"$X\" ]; then\n  mlxconfig -d $DEV q\n  mlxconfig -d $DEV -y set CNP_DSCP_P1=48\nfi\n"
+            "mlnx_qos -i eth0\n")
+    path, nics, findings, _ = _script(tmp_path, text)
+    (f,) = [f for f in findings if f.code == "NL012"]
+    assert "1 NIC setup command(s)" in f.message and (f.span.line, f.span.col) == (3, 3)
+
+
+def test_sysfs_write_whose_device_is_a_variable(tmp_path):
+    # Mellanox/mlnx-tools roce_config.sh writes CNP DSCP/priority under debugfs of `$PCI_ADDR`
+    text = ("PCI_ADDR=\"$(ethtool -i $1 | grep bus-info | cut -f 2 -d ' ')\"\n"
+            "echo 56 > /sys/kernel/debug/mlx5/$PCI_ADDR/cc_params/np_cnp_dscp\n")
+    path, nics, findings, formats = _script(tmp_path, text)
+    (nic,) = nics
+    assert nic.name == "(unnamed)" and nic.cnp_dscp.runtime.value == 56 and pos(nic.cnp_dscp.runtime) == (2, 6)
+
+
+def test_interfaces_only_the_run_names_stay_apart(tmp_path):
+    path, nics, findings, _ = _script(tmp_path, "mlnx_qos -i $NIC --trust dscp\nmlnx_qos -i $NIC2 --trust pcp\n")
+    assert sorted((n.name, n.trust.runtime.value) for n in nics) == [("$NIC", "dscp"), ("$NIC2", "pcp")]
+
+
+def test_mstconfig_is_mlxconfig(tmp_path):
+    path, nics, findings, formats = _script(tmp_path, "mstconfig -d 37:00.0 set CNP_DSCP_P1=40\n")
+    assert "nic-script" in formats and nics[0].cnp_dscp.firmware.value == 40
