@@ -95,9 +95,11 @@ class HelmTemplateLoader(Loader):
         envs, templated = got
         yield from envs
         if templated:
-            yield Finding("NL012", f"Helm template: {templated} NCCL setting(s) here are written by the chart's "
-                          "actions ({{ }}): the values decide them, and values files that set them are read",
-                          at, Severity.INFO, key="helm-template")
+            names = sorted({v.key for v in templated})
+            shown = ", ".join(names[:3]) + (", …" if len(names) > 3 else "")
+            yield Finding("NL012", f"Helm template: {shown} written by the chart's actions ({{{{ }}}}): the values "
+                          "decide them, and values files that set them are read", templated[0].span,
+                          Severity.INFO, key="helm-template")
 
 
 def is_helm_template(src: SourceFile) -> bool:

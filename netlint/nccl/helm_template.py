@@ -60,8 +60,8 @@ def mask(text: str) -> tuple[str, list[tuple[int, int]], list[tuple[int, int]]]:
     return "".join(out), actions, blocks
 
 
-def read(src) -> tuple[list[Any], int] | None:
-    """(NcclEnv models of the template's literal settings, how many settings the chart's values decide),
+def read(src) -> tuple[list[Any], list[Any]] | None:
+    """(NcclEnv models of the template's literal settings, the NCCL settings the chart's values decide),
     or None when the masked template does not read as a manifest."""
     from netlint.loaders.nccl_k8s import K8sEnvLoader, doc_kind
     from netlint.models.nccl import NcclEnv, Unknown
@@ -78,7 +78,9 @@ def read(src) -> tuple[list[Any], int] | None:
     if not any(doc_kind(d.root) in ("object", "fragment") for d in docs):
         return None
     shim.__dict__["yaml_docs"] = docs
-    envs, templated = [], 0
+    from netlint.nccl.build import NCCLISH, STACKISH
+
+    envs, templated = [], []
     for item in K8sEnvLoader().load(shim):
         if not isinstance(item, NcclEnv):
             continue
@@ -86,13 +88,16 @@ def read(src) -> tuple[list[Any], int] | None:
         for var in item.variables:
             name = var.name.span
             if _touches(actions, name.start, name.end):
-                templated += 1
                 continue  # its name is the chart's to write
             value = var.value
             span = getattr(value, "span", None)
-            if span is not None and not isinstance(value, Unknown) and _touches(actions, span.start, span.end):
-                var.value = Unknown(src.text[span.start:span.end], span, "the chart's values decide it ({{ }})")
-                templated += 1
+            written = span is not None and not isinstance(value, Unknown) and _touches(actions, span.start, span.end)
+            # or an action's text reached it through a shell expansion (`export NCCL_X=${X}`, X from the values)
+            if written or (var.known is not None and _FILL in var.known):
+                var.value = Unknown(src.text[span.start:span.end] if span is not None else "", span or name,
+                                    "the chart's values decide it ({{ }})")
+                if NCCLISH.match(var.key) or STACKISH.match(var.key):
+                    templated.append(var)
             if _touches(blocks, name.start, name.end) and "conditional" not in var.flags:
                 var.flags.append("conditional")
             kept.append(var)

@@ -47,7 +47,20 @@ def test_literal_settings_of_a_template_are_judged_where_written(tmp_path):
     assert got["NCCL_IB_HCA"] == (None, False)            # the values decide it
     assert got["NCCL_P2P_DISABLE"] == ("1", True)         # only when .Values.debug: listed, not judged
     (note,) = [f for f in report.findings if f.code == "NL012"]
-    assert "1 NCCL setting(s) here are written by the chart's actions" in note.message
+    assert at(note) == (16, 18) and "NCCL_IB_HCA written by the chart's actions" in note.message
+
+
+def test_only_collective_settings_are_counted_and_a_value_reached_through_the_shell_is_unknown(tmp_path):
+    # totorochina/gpu-poc-style: N_NODES is the chart's, not NCCL's; `export NCCL_SOCKET_IFNAME=${IFNAME}` takes
+    # the action's text through the shell — unknown, never the masked characters (a false XC604 on `……`)
+    text = ("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n    env:\n"
+            "    - name: N_NODES\n      value: {{ .Values.nodes | quote }}\n    - name: IFNAME\n"
+            "      value: {{ .Values.ifname }}\n    command: [bash, -c]\n"
+            "    args: ['export NCCL_SOCKET_IFNAME=${IFNAME}; torchrun train.py']\n")
+    report = lint_repo(tmp_path, {"chart/templates/pod.yaml": text})
+    (env,) = [e for e in report.workspace.nccl_envs if e.file == "chart/templates/pod.yaml"]
+    assert {v.key: v.known for v in env.variables if v.key.startswith("NCCL")} == {"NCCL_SOCKET_IFNAME": None}
+    assert [f.code for f in report.findings if f.code.startswith(("NCCL", "XC"))] == []
 
 
 def test_a_fix_edits_the_template_itself(tmp_path):

@@ -240,7 +240,7 @@ def test_helm_template_value_the_chart_writes_is_unknown_and_said(tmp_path):
     (env,) = envs(report)
     assert [(v.key, v.known) for v in env.variables] == [("NCCL_DEBUG", None)]
     f = only(report, "NL012")
-    assert at(f) == (8, 17) and "Helm template: 1 NCCL setting(s)" in f.message
+    assert at(f) == (9, 18) and "Helm template: NCCL_DEBUG written by the chart's actions" in f.message
     assert "NCCL314" not in [f.code for f in report.findings]
 
 
