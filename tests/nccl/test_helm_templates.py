@@ -77,3 +77,10 @@ def test_template_whose_actions_write_structure_says_it_was_not_read(tmp_path):
     report = lint_repo(tmp_path, {"chart/templates/job.yaml": text})
     (f,) = [f for f in report.findings if f.code == "NL012"]
     assert at(f) == (8, 15) and "reads as a manifest only once rendered" in f.message
+
+
+def test_a_values_overlay_named_for_debugging_may_log_at_info(tmp_path):
+    # Azure/aks-rdma-infiniband values-debug.yaml: the chart's debug overlay sets NCCL_DEBUG=INFO on purpose
+    values = "env:\n  NCCL_DEBUG: INFO\n"
+    report = lint_repo(tmp_path, {"chart/values-debug.yaml": values, "chart/values.yaml": values})
+    assert [(f.code, f.span.file) for f in report.findings if f.code == "NCCL314"] == [("NCCL314", "chart/values.yaml")]

@@ -17,7 +17,8 @@ class DebugLogging(Rule):
     logs at INFO/TRACE (without it the subsystem list has nothing to print).
 
     Why: every rank logs its topology, channels and connections: gigabytes per run at scale
-    (10-12 GB seen) and a slower start. Keep it for debugging sessions.
+    (10-12 GB seen) and a slower start. Keep it for debugging sessions: a file whose name says it is
+    for debugging (`values-debug.yaml`, `debug.env`) is not reported.
 
     Bad:  `export NCCL_DEBUG=INFO`
     Good: `export NCCL_DEBUG=WARN`
@@ -37,14 +38,24 @@ class DebugLogging(Rule):
 
     def check(self, ws) -> Iterator[Finding]:
         for env, var in settings(ws, "NCCL_DEBUG"):
+            if _for_debugging(var.file):
+                continue
             level = var.known.strip().upper()
             if level in VERBOSE:
                 yield self.finding(f"NCCL_DEBUG={var.known} logs every rank's setup at {level} level; use WARN "
                                    f"outside debugging", var.span, key=var.key,
                                    fix=value_fix(var, "WARN", ws, "write NCCL_DEBUG=WARN", safe=False))
         for env, var in settings(ws, "NCCL_DEBUG_SUBSYS"):
+            if _for_debugging(var.file):
+                continue
             text = var.known.strip().upper()
             level = (env_value(env, "NCCL_DEBUG") or "").strip().upper()
             if not text.startswith("^") and "ALL" in [t.strip() for t in text.split(",")] and level in VERBOSE:
                 yield self.finding("NCCL_DEBUG_SUBSYS=ALL with NCCL_DEBUG at INFO/TRACE logs every subsystem",
                                    var.span, key=var.key)
+
+
+def _for_debugging(path: str) -> bool:
+    """A file named for debugging (Azure/aks-rdma-infiniband's `values-debug.yaml` overlay)."""
+    return "debug" in path.rsplit("/", 1)[-1].lower()
+
