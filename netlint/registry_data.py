@@ -72,6 +72,7 @@ RULES = (
     ('JOB433', 'netlint.rules.job.job433_deepspeed_deprecated_key', (('jobs',),)),
     ('JOB434', 'netlint.rules.job.job434_deepspeed_zero_config', (('jobs',),)),
     ('JOB435', 'netlint.rules.job.job435_hostfile', (('jobs',),)),
+    ('JOB436', 'netlint.rules.job.job436_deepspeed_launcher_options', (('jobs',),)),
     ('NCCL301', 'netlint.rules.nccl.nccl301_unknown_variable', (('nccl_envs',),)),
     ('NCCL302', 'netlint.rules.nccl.nccl302_pytorch_variable', (('nccl_envs',),)),
     ('NCCL303', 'netlint.rules.nccl.nccl303_invalid_value', (('nccl_envs',),)),

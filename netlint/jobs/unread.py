@@ -187,11 +187,40 @@ def _named_config(launch):
 
 def _default_world_reason(job: "TrainingJob") -> str:
     if job.launcher == "deepspeed":
-        return ("the deepspeed launcher without --num_nodes/--num_gpus or --hostfile runs on every GPU "
-                "listed in /job/hostfile (or of this machine when there is none)")
+        return _deepspeed_world_reason(job)
     if job.launcher == "srun-python":
         return "srun takes the task count from the allocation (no --nodes/--ntasks here or in #SBATCH)"
     return f"{job.framework} takes the GPU count from its launcher, which netlint did not find"
+
+
+def _deepspeed_world_reason(job: "TrainingJob") -> str:
+    """Why a deepspeed launch's world size is not known, from the options it has: the runner takes the
+    hosts from --hostfile (default /job/hostfile) or this machine alone, --num_nodes of them, and
+    --num_gpus slots on each, else the hostfile's (deepspeedai/DeepSpeed@edaa7221
+    deepspeed/launcher/runner.py L446-532)."""
+    from netlint.jobs.launch import find_launch
+
+    launch = find_launch(job.launch) if job.launch is not None else None
+    opts = {k.replace("-", "_"): v for k, v in (launch.opts if launch is not None else {}).items()}
+
+    def said(*names):
+        w = next((opts[n] for n in names if n in opts), None)
+        if w is None:
+            return None
+        return w.value if isinstance(w.value, str) else _written(w, job.launch)
+
+    hostfile, gpus = said("hostfile", "H"), said("num_gpus")
+    if hostfile is not None:
+        known = isinstance(next(opts[n] for n in ("hostfile", "H") if n in opts).value, str)
+        return f"the hosts come from the hostfile `{hostfile}`, " + \
+            ("which is not in the repository" if known else "which the run names")
+    if said("include", "i", "exclude", "e") is not None:
+        return "--include/--exclude pick hosts and GPUs of /job/hostfile (or of this machine when there is none)"
+    if gpus is not None:
+        return (f"--num_gpus {gpus} on each host of /job/hostfile, which is not in the repository (on this "
+                "machine alone when there is none)")
+    return ("the deepspeed launcher without --num_nodes/--num_gpus or --hostfile runs on every GPU "
+            "listed in /job/hostfile (or of this machine when there is none)")
 
 
 def unknown_sizes(job: "TrainingJob") -> Iterator[Finding]:

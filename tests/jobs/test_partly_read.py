@@ -74,6 +74,16 @@ def test_a_scripts_own_parallel_size_flags_leave_tp_and_pp_unknown(tmp_path):
     assert [(line, col) for line, col, _ in nl012(report)] == [(2, 5), (2, 28)]
 
 
+def test_deepspeed_world_size_reason_follows_the_launch_options(tmp_path):
+    # the reason named the options the line does not have ("without --num_nodes/--num_gpus or --hostfile")
+    report = lint_repo(tmp_path, {"a.sh": "deepspeed --num_gpus=4 main.py --deepspeed ds.json\n",
+                                  "b.sh": "deepspeed --hostfile=$HOSTFILE main.py --deepspeed ds.json\n"})
+    msgs = {f.span.file: f.message for f in report.findings if f.code == "NL012"}
+    assert "--num_gpus 4 on each host of /job/hostfile" in msgs["a.sh"]
+    assert "the hosts come from the hostfile `$HOSTFILE`, which the run names" in msgs["b.sh"]
+    assert not any("without --num_nodes" in m for m in msgs.values())
+
+
 def test_world_size_from_the_environment(tmp_path):
     text = f"torchrun --nnodes $NNODES --nproc_per_node 8 {ARGS}\n"
     report = lint_repo(tmp_path, {"train.sh": text})

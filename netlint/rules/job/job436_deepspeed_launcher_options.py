@@ -1,0 +1,67 @@
+from __future__ import annotations
+
+from netlint.findings import Severity
+from netlint.rules.base import Rule
+
+
+class DeepSpeedLauncherOptions(Rule):
+    """``deepspeed`` launcher options it refuses together.
+
+    **What**: ``--include`` or ``--exclude`` beside ``--num_nodes`` or ``--num_gpus``; ``--include``
+    beside ``--exclude``.
+
+    **Why**: the runner checks its arguments before it starts anything: "Cannot specify num_nodes/gpus
+    with include/exclude" (``ValueError``), and include/exclude are "mutually exclusive" — the launch
+    stops at once, on every node, whatever the values (deepspeedai/DeepSpeed@edaa7221
+    deepspeed/launcher/runner.py L462-464 in ``main``, and ``parse_resource_filter``; the same checks
+    since 2020).
+
+    **Bad**: ``deepspeed --include localhost:0,1 --num_gpus 2 train.py``
+    **Good**: ``deepspeed --include localhost:0,1 train.py`` (or ``--num_gpus 2`` alone)
+
+    **Source**: deepspeedai/DeepSpeed@edaa7221 deepspeed/launcher/runner.py L462-464 (``main``),
+    ``parse_resource_filter``.
+    """
+
+    code = "JOB436"
+    name = "deepspeed-launcher-options"
+    severity = Severity.ERROR
+    summary = "deepspeed launcher options it refuses together (--include/--exclude with --num_gpus/--num_nodes)"
+
+    def check(self, ws):
+        from netlint.jobs.launch import find_launch
+        from netlint.models.job import training_jobs
+
+        seen: set = set()
+        for job in training_jobs(ws):
+            if job.launcher != "deepspeed" or job.launch is None or id(job.launch) in seen:
+                continue
+            seen.add(id(job.launch))
+            launch = find_launch(job.launch)
+            if launch is None:
+                continue
+            opts = {k.replace("-", "_"): v for k, v in launch.opts.items()}
+            pick = [opts[n] for n in ("include", "i", "exclude", "e") if n in opts]
+            count = [(n, opts[n]) for n in ("num_nodes", "num_gpus") if n in opts]
+            names = [n for n in ("include", "exclude") if n in opts or n[0] in opts]
+            if pick and count:
+                name, word = count[0]
+                yield self.finding(f"--{name} with --{names[0]}: the deepspeed launcher stops with 'Cannot specify "
+                                   f"num_nodes/gpus with include/exclude'", _flag_span(job.launch, word),
+                                   key=f"{job.file}:{job.launch.span.line}:include-and-count")
+            elif len(names) == 2:
+                word = opts.get("exclude") or opts.get("e")
+                yield self.finding("--include with --exclude: the deepspeed launcher stops ('include_str and "
+                                   "exclude_str are mutually exclusive')", _flag_span(job.launch, word),
+                                   key=f"{job.file}:{job.launch.span.line}:include-and-exclude")
+
+
+def _flag_span(cmd, value):
+    """The option's own word (``--num_gpus`` of ``--num_gpus 2``), else its value."""
+    for i, w in enumerate(cmd.argv):
+        if w is value and i > 0:
+            prev = cmd.argv[i - 1]
+            if isinstance(prev.value, str) and prev.value.startswith("-"):
+                return prev.span
+            return w.span
+    return value.span
