@@ -11,8 +11,9 @@ class DeepSpeedUnknownKey(Rule):
     """A key DeepSpeed does not know.
 
     **What**: inside ``zero_optimization``, ``offload_param`` or ``offload_optimizer``: any unknown key
-    (error); in ``fp16``/``bf16``: a key those sections do not read (warning, it is ignored); at the top
-    level: a key that is a near-miss of a known one (warning, did-you-mean).
+    (error); in ``fp16``/``bf16``: a key those sections do not have (warning: rejected since DeepSpeed
+    0.17.1, ignored before — netlint cannot see which release runs); at the top level: a key that is a
+    near-miss of a known one (warning, did-you-mean).
 
     **Why**: ``DeepSpeedZeroConfig`` and the offload configs are pydantic models with
     ``extra="forbid"``: an unknown key raises "Extra inputs are not permitted" at ``deepspeed.initialize``
@@ -24,6 +25,10 @@ class DeepSpeedUnknownKey(Rule):
     **Bad**: ``"zero_optimization": {"stage": 3, "overlap_com": true}`` **Good**: ``"overlap_comm"``
 
     **Fix**: the did-you-mean spelling (unsafe).
+
+    Since 0.17.1 (deepspeedai/DeepSpeed commit e440506b) ``fp16`` and ``bf16`` are read into
+    ``DeepSpeedFP16Config`` / ``DeepSpeedBF16Config``, models with ``extra="forbid"`` too
+    (deepspeedai/DeepSpeed@edaa7221 deepspeed/runtime/precision_config.py, ``get_float16_config``).
 
     **Source**: microsoft/DeepSpeed@38327e07 deepspeed/runtime/config_utils.py L105-113
     (``extra="forbid"``), L193-194 (``get_scalar_param``); deepspeed/runtime/config.py L160-241 (the keys
@@ -63,7 +68,8 @@ class DeepSpeedUnknownKey(Rule):
                     span = node.key_span(k)
                     if mode == "ignored":
                         other = "fp16" if path[0] != "fp16" else "bf16"
-                        msg = f"{where} is not read by DeepSpeed's {path[0]} section and is ignored"
+                        msg = (f"{where} is not a key of DeepSpeed's {path[0]} section: DeepSpeed 0.17.1 and later "
+                               f"stop with \"Extra inputs are not permitted\", earlier releases ignore it")
                         if k in ds_keys.FP16 and path[0] != "fp16":
                             msg += f" (it is an {other} loss-scaling key; bf16 needs no loss scaling)"
                     elif mode == "top":
