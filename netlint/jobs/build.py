@@ -256,6 +256,11 @@ def _fill_shape(job: TrainingJob, launch: Launch, sbatch: dict[str, Scalar]) -> 
                 break
     elif any(name == "mpirun" for name, _ in launch.wrappers):
         _mpirun_shape(job, launch, at)
+    elif (outer := _outer_launch(launch.command)) is not None:
+        # `deepspeed --num_gpus 8 --no_python bash -c "python pretrain_gpt.py …"`: every process the
+        # outer launcher starts runs this command, so the job has the outer launcher's shape
+        _fill_shape(job, outer, sbatch)
+        return
     else:  # a bare `python pretrain_gpt.py`: one process unless the environment says otherwise
         job.nodes = const(1, at)
         job.gpus_per_node = const(1, at)
@@ -266,6 +271,19 @@ def _fill_shape(job: TrainingJob, launch: Launch, sbatch: dict[str, Scalar]) -> 
         job.world_size = Scalar(job.nodes.value * job.gpus_per_node.value, span, "")
     if sb_nodes is not None and job.nodes is None:
         job.nodes = sb_nodes
+
+
+def _outer_launch(cmd) -> Launch | None:
+    """The deepspeed / torchrun launch whose ``bash -c`` string holds ``cmd``, if any."""
+    from netlint.jobs.launch import find_launch
+
+    parent = cmd.parent
+    while parent is not None:
+        outer = find_launch(parent)
+        if outer is not None and outer.launcher in ("deepspeed", "torchrun"):
+            return outer
+        parent = parent.parent
+    return None
 
 
 def _mpirun_shape(job: TrainingJob, launch: Launch, at) -> None:

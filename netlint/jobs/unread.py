@@ -31,7 +31,17 @@ def _nl012(message: str, span, key: str) -> Finding:
 
 def _written(word, cmd: "Command") -> str:
     """The word as the script writes it (``${CONFIG_PATH}``): a word whose value came unknown through a
-    variable has no raw text of its own, and its value shows only as ``…``."""
+    variable has no raw text of its own, and its value shows only as ``…``. A long one (a command
+    string of 150 lines) is cut to the start of its first line."""
+    return _short(_as_written(word, cmd))
+
+
+def _short(text: str, most: int = 80) -> str:
+    first = text.split("\n", 1)[0]
+    return first if len(first) <= most and first == text else first[:most].rstrip() + " …"
+
+
+def _as_written(word, cmd: "Command") -> str:
     if word.raw:
         return word.raw
     span = word.span

@@ -84,6 +84,26 @@ def test_deepspeed_world_size_reason_follows_the_launch_options(tmp_path):
     assert not any("without --num_nodes" in m for m in msgs.values())
 
 
+def test_python_under_a_launchers_bash_c_has_the_launchers_shape(tmp_path):
+    # HabanaAI Megatron-DeepSpeed run_mixtral.sh: deepspeed starts 8 processes, each runs `bash -c "$CMD"`
+    text = ('CMD="python3 -u pretrain_gpt.py --tensor-model-parallel-size 2 --pipeline-model-parallel-size 2 '
+            '--num-layers 30 --hidden-size 4096 --num-attention-heads 32 --micro-batch-size 1 --global-batch-size 4"\n'
+            'deepspeed --num_nodes 1 --num_gpus 8 --no_local_rank --no_python /usr/bin/bash -c "$CMD"\n')
+    report = lint_repo(tmp_path, {"run.sh": text})
+    (job,) = jobs(report)
+    assert job.value("world_size") == 8 and job.value("dp") == 2
+    assert [f.code for f in report.findings if f.code in ("JOB403", "JOB408")] == []
+
+
+def test_a_long_unknown_word_is_named_by_its_first_line():
+    # a 150-line CMD string (HabanaAI run_mixtral.sh) was quoted whole in an NL012
+    from netlint.jobs.unread import _short
+
+    cmd = "${ROOT}/pretrain_gpt.py \\\n" + "".join(f"    --flag-{i} {i} \\\n" for i in range(150))
+    assert _short(cmd) == "${ROOT}/pretrain_gpt.py \\ …"
+    assert _short("$LAUNCHER") == "$LAUNCHER" and _short("x" * 100) == "x" * 80 + " …"
+
+
 def test_world_size_from_the_environment(tmp_path):
     text = f"torchrun --nnodes $NNODES --nproc_per_node 8 {ARGS}\n"
     report = lint_repo(tmp_path, {"train.sh": text})
