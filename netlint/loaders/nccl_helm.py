@@ -72,20 +72,22 @@ class HelmTemplateLoader(Loader):
     suffixes = (".yaml", ".yml", ".tpl")
 
     def claims(self, src: SourceFile) -> bool:
-        from netlint.nccl.build import NCCLISH
+        from netlint.nccl.build import mentions_nccl
 
-        return is_helm_template(src) and NCCLISH.search(src.text) is not None
+        return is_helm_template(src) and mentions_nccl(src.text)
 
     def load(self, src: SourceFile) -> Iterator[Any]:
         from netlint.findings import Finding, Severity
         from netlint.nccl.build import NCCLISH, LineIndex
         from netlint.nccl.helm_template import read
 
+        from netlint.nccl.build import STACK_NAMED, STACKISH
+
         got = read(src)
-        m = NCCLISH.search(src.text)
-        at = LineIndex(src.path, src.text).span(m.start(), m.end())
+        m = NCCLISH.search(src.text) or STACKISH.search(src.text) or STACK_NAMED.search(src.text)
+        at = LineIndex(src.path, src.text).span(m.start(), m.end()) if m else LineIndex(src.path, src.text).span(0, 0)
         if got is None:
-            names = sorted({x.group(0) for x in NCCLISH.finditer(src.text)})
+            names = sorted({x.group(0) for x in NCCLISH.finditer(src.text)}) or ["its collective settings"]
             shown = ", ".join(names[:3]) + (", …" if len(names) > 3 else "")
             yield Finding("NL012", f"Helm template: {shown} not checked here; its actions write YAML structure, "
                           "so it reads as a manifest only once rendered (values files that set NCCL variables "

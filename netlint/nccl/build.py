@@ -52,5 +52,12 @@ STACKISH = re.compile(r"\b(?:FI_(?:PROVIDER|EFA_[A-Z0-9_]+)|RCCL_[A-Z0-9_]+|HSA_
                       r"UCX_(?:NET_DEVICES|TLS|IB_[A-Z0-9_]+))\s*[=:]")
 
 
+# the same names in a Kubernetes / Compose env list, where the value is on the next line
+# (`- name: UCX_TLS` / `value: rc`)
+STACK_NAMED = re.compile(r"name:[ \t]*[\"']?(?:FI_(?:PROVIDER|EFA_[A-Z0-9_]+)|RCCL_[A-Z0-9_]+|HSA_FORCE_FINE_GRAIN_PCIE|"
+                         r"UCX_(?:NET_DEVICES|TLS|IB_[A-Z0-9_]+))\b")
+
+
 def mentions_nccl(text: str) -> bool:
-    return "NCCL" in text or "nccl_" in text or NCCLISH.search(text) is not None or STACKISH.search(text) is not None
+    return "NCCL" in text or "nccl_" in text or NCCLISH.search(text) is not None or STACKISH.search(text) is not None \
+        or STACK_NAMED.search(text) is not None

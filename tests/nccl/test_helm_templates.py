@@ -84,3 +84,13 @@ def test_a_values_overlay_named_for_debugging_may_log_at_info(tmp_path):
     values = "env:\n  NCCL_DEBUG: INFO\n"
     report = lint_repo(tmp_path, {"chart/values-debug.yaml": values, "chart/values.yaml": values})
     assert [(f.code, f.span.file) for f in report.findings if f.code == "NCCL314"] == [("NCCL314", "chart/values.yaml")]
+
+
+def test_a_manifest_that_sets_only_ucx_settings_is_read(tmp_path):
+    # vllm-project/production-stack-style Deployment: UCX settings in name/value form, no NCCL_* at all
+    dep = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: vllm}\nspec:\n  template:\n    spec:\n"
+           "      containers:\n      - name: vllm\n        env:\n        - name: UCX_TLS\n          value: \"rc\"\n"
+           "        - name: UCX_NET_DEVICES\n          value: \"mlx5_0:1,eth0\"\n")
+    report = lint_repo(tmp_path, {"dep.yaml": dep, "chart/templates/dep.yaml": dep})
+    assert sorted((f.span.file, at(f)) for f in report.findings if f.code == "NCCL334") == [
+        ("chart/templates/dep.yaml", (13, 18)), ("dep.yaml", (13, 18))]
