@@ -168,3 +168,13 @@ def test_nemo_sizes_written_beside_a_checkpoint_are_read(tmp_path):
     text = ALIGNER.replace("model:\n", "model:\n  tensor_model_parallel_size: 1\n  pipeline_model_parallel_size: 1\n")
     report = lint_repo(tmp_path, {"gpt_ppo_actor.yaml": text})
     assert [(f.code, f.span.line) for f in report.findings if f.code == "JOB408"] == [("JOB408", 10)]  # global_batch_size: 32
+
+
+def test_nemo_config_restoring_a_checkpoint_without_any_size_key_is_read(tmp_path):
+    text = ALIGNER.replace("  ppo:\n    model_parallel_size: ${multiply:${model.tensor_model_parallel_size}, "
+                           "${model.pipeline_model_parallel_size}}\n", "")
+    assert "parallel_size" not in text
+    report = lint_repo(tmp_path, {"gpt_ppo_actor.yaml": text})
+    (f,) = [f for f in report.findings if f.code == "NL012"]
+    assert (f.span.line, f.span.col) == (5, 22) and f.message.startswith("TP and PP unknown:")
+
