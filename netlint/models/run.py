@@ -217,6 +217,7 @@ class TestsRun:
     out_of_bounds: Fact | None = None             # "# Out of bounds values : 0 OK"
     avg_busbw: Fact | None = None                 # "# Avg bus bandwidth    : 123.4"
     columns: tuple[str, ...] = ()                 # the header's column names, as printed
+    library: Fact | None = None                   # "2.30.4": the NCCL release the binary ran with
 
     @property
     def collective(self) -> str | None:

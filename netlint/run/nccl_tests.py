@@ -31,6 +31,8 @@ from netlint.models.run import MAX_RECORDS, Cell, Fact, TestDevice, TestRow, Tes
 from netlint.run.lines import Locator
 
 VERSION = re.compile(r"# nccl-tests version (\S+)")
+# `nccl-library=23004`: ncclGetVersion() of the library loaded at run time (nccl-tests src/common.cu)
+LIBRARY = re.compile(r"\bnccl-library=(\d{4,6})\b")
 STARTING = re.compile(r"# Collective test starting: (\S+)")
 PARAMS = re.compile(r"# nThread (\d+) nGpus (\d+) minBytes (\d+) maxBytes (\d+) step: (\d+)\((\w+)\) "
                     r"warmup iters: (\d+) iters: (\d+)(?: agg iters: (\d+))? validation: (\d+)"
@@ -113,6 +115,9 @@ class TestsReader:
             run = self._current(loc, body, line, fresh=True)
             if text.startswith("# Collective"):
                 run.program = Fact(m.group(1), loc.span(body + m.start(1), body + m.end(1)))
+            lib = LIBRARY.search(text)
+            if lib is not None and (v := _release(int(lib.group(1)))) is not None:
+                run.library = Fact(v, loc.span(body + lib.start(1), body + lib.end(1)))
             return
         m = DEVICE.match(text)
         if m:
@@ -221,3 +226,14 @@ def _number(text: str) -> float | None:
         return float(text)
     except ValueError:
         return None
+
+
+def _release(code: int) -> str | None:
+    """``NCCL_VERSION_CODE`` as a release: X*1000+Y*100+Z up to 2.8, X*10000+Y*100+Z after
+    (NVIDIA/nccl src/nccl.h.in: ``NCCL_VERSION(X,Y,Z) (((X) <= 2 && (Y) <= 8) ? … : …)``)."""
+    if code >= 20900:
+        return f"{code // 10000}.{code // 100 % 100}.{code % 100}"
+    if 2000 <= code < 2900:
+        return f"{code // 1000}.{code // 100 % 10}.{code % 100}"
+    return None
+

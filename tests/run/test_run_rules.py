@@ -190,6 +190,16 @@ def test_run706_advisory_that_needs_an_api_call_is_info_naming_it(tmp_path):
     assert "only where the application calls ncclCommWindowRegister" in f.message and "kernels., " not in f.message
 
 
+def test_run706_reads_the_library_nccl_tests_ran_with(tmp_path):
+    # NVIDIA/nccl#2169-style output: no NCCL INFO lines, but `nccl-library=22105` in the version line
+    out = nccl_tests_text("all_reduce_perf", ["n1"], 8, lambda s: 100.0).replace(
+        "nccl-headers=22304 nccl-library=22304", "nccl-headers=22304 nccl-library=22105")
+    (f,) = lint(tmp_path, {"netlint.yaml": 'nccl-version: "2.23.4"\n', "ar.txt": out}, "RUN706")
+    assert "loaded NCCL 2.21.5, but the repo pins 2.23.4" in f.message and at(f) == line_of(out, "22105")
+    amd = out.replace("NVIDIA H100 80GB HBM3", "AMD Instinct MI300X")   # rccl-tests prints the field too
+    assert lint(tmp_path / "amd", {"netlint.yaml": 'nccl-version: "2.23.4"\n', "ar.txt": amd}, "RUN706") == []
+
+
 # --- RUN707 env not read / read with another value ------------------------------------------------
 
 def test_run707_read_with_another_value(tmp_path):

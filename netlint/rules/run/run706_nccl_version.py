@@ -9,7 +9,8 @@ from netlint.rules.base import Rule
 class RunNcclVersion(Rule):
     """The NCCL release the run loaded is not the one the repo pins, or has a known defect.
 
-    What: the log's ``NCCL version 2.21.5+cuda12.4`` is compared with the releases the repo pins —
+    What: the log's ``NCCL version 2.21.5+cuda12.4`` (or, in nccl-tests output without NCCL's own lines,
+    the ``nccl-library=22105`` of its version line, on NVIDIA GPUs) is compared with the releases the repo pins —
     netlint's `nccl-version` setting and the pins the advisories data resolves (an NGC image tag, a
     pip pin of `nvidia-nccl-cu12`) — and is a warning when it matches none of them. When
     `netlint/data/advisories.yaml` has a defect of the release that ran, it is reported at the
@@ -43,7 +44,7 @@ class RunNcclVersion(Rule):
         from netlint.run.intent import nccl_runs
 
         pinned = [p for p in pins(ws) if p.library == "nccl" and version(p.version) is not None]
-        for log, run in nccl_runs(ws):
+        for log, run in [*nccl_runs(ws), *_tests_runs(ws)]:
             ran = run.version
             if ran is None:
                 continue
@@ -82,3 +83,23 @@ class RunNcclVersion(Rule):
 
 def _short(v):
     return tuple((v or ())[:3])
+
+
+def _tests_runs(ws):
+    """nccl-tests runs of logs without NCCL's own version line: their ``nccl-library=23004`` is the
+    release that ran (ncclGetVersion). Only on NVIDIA GPUs — rccl-tests prints the same field for RCCL."""
+    from types import SimpleNamespace
+
+    from netlint.run.intent import runs
+
+    out = []
+    for log in runs(ws):
+        if log.nccl is not None and log.nccl.version is not None:
+            continue
+        for test in log.tests:
+            lib = test.library
+            if lib is not None and test.devices and all("NVIDIA" in (d.name or "") for d in test.devices):
+                out.append((log, SimpleNamespace(version=lib, env=[])))
+                break
+    return out
+
