@@ -61,6 +61,14 @@ def test_deepspeed_env_file_is_read_as_key_value_lines(tmp_path):
     assert (f.span.file, f.span.line, f.span.col) == (".deepspeed_env", 2, 20)
 
 
+def test_a_name_set_again_in_an_env_file_is_judged_once(tmp_path):
+    # CarperAI/trlx .deepspeed_env: a dumped environment holding the same lines four times; the last is
+    # what the launcher exports
+    text = "NCCL_PROTO=simple\nFOO=1\nNCCL_PROTO=simple\n"
+    report = lint_repo(tmp_path, {".deepspeed_env": text})
+    assert [(f.span.line, f.span.col) for f in report.findings if f.code == "NCCL315"] == [(3, 12)]
+
+
 def test_etc_environment_corpus_file(shared):
     from conftest import run_lint
 

@@ -17,8 +17,19 @@ def settings(ws, name: str):
 
     for env, var in scope.nccl_by_name(ws).get(name, ()):
         # a value another layer replaces in every launch it reaches is not what NCCL runs with
-        if var.known and not var.conditional and var.exported and not is_overridden(ws, var):
+        if var.known and not var.conditional and var.exported and not is_overridden(ws, var) \
+                and not _shadowed(env, var):
             yield env, var
+
+
+def _shadowed(env, var) -> bool:
+    """In a file read as a whole (``.env``, ``nccl.conf``, a manifest's env list…) one assignment of a
+    name is the one NCCL sees (NcclEnv.get); the others are not judged again (a dumped environment
+    repeating a line four times said it four times). A shell script runs its lines in order: each counts."""
+    if env.format == "shell" or var.scoped:
+        return False
+    seen = env.get(var.key)
+    return seen is not None and seen is not var
 
 
 def ivalue(var) -> int | None:
