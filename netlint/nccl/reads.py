@@ -1,4 +1,5 @@
-"""NCCL-looking names the repository's own files read (``$NCCL_TEST``, ``${NCCL_TEST:-all_reduce}``).
+"""NCCL-looking names the repository's own files read (``$NCCL_TEST``, ``${NCCL_TEST:-all_reduce}``,
+an OmegaConf ``${oc.env:NCCL_CFG_PATH}``).
 
 A variable such as ``NCCL_TEST=all_reduce_perf`` is no NCCL setting when a script of the same repo
 expands it (``run.sub``: ``srun … ${NCCL_TEST:-all_reduce_perf}``): it is the repo's own parameter, so
@@ -18,6 +19,8 @@ if TYPE_CHECKING:
     from netlint.workspace import Workspace
 
 _READ = re.compile(r"\$\{?[#!]?((?i:NCCL|NCC|NCLL|NCL|CCL|NNCL)_[A-Za-z0-9_]*)")
+# a Hydra / OmegaConf config reading the environment: `${oc.env:NCCL_CFG_PATH}` (NeMo's configs)
+_OC_ENV = re.compile(r"\$\{oc\.env:\s*((?i:NCCL|NCC|NCLL|NCL|CCL|NNCL)_[A-Za-z0-9_]*)")
 
 
 def names_in(text: str) -> set[str]:
@@ -31,6 +34,7 @@ def names_in(text: str) -> set[str]:
         if before.endswith((name + "=", name + '="', name + "='")):
             continue
         out.add(name)
+    out.update(m.group(1) for m in _OC_ENV.finditer(text))
     return out
 
 

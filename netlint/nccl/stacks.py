@@ -1,7 +1,7 @@
 """Registries of the other collective stacks' environment variables, read lazily from ``netlint/data``.
 
 One TSV per stack (``env-efa.tsv``, ``env-torch.tsv``, ``env-rccl.tsv``, ``env-tcpx.tsv``,
-``env-ucx.tsv``). Each starts with ``# key: value`` header lines that name the project source the
+``env-ucx.tsv``, ``env-sharp.tsv``). Each starts with ``# key: value`` header lines that name the project source the
 rows were generated from or checked against (``source:``, a commit), the release it reflects
 (``version:``) and the name prefixes the file lists completely at that version (``complete:``: an
 unknown name there is reported even without a near miss). Columns: see :data:`COLUMNS`.
@@ -20,7 +20,7 @@ from functools import cache
 from pathlib import Path
 
 DATA = Path(__file__).resolve().parent.parent / "data"
-KEYS = ("efa", "torch", "rccl", "tcpx", "ucx")
+KEYS = ("efa", "torch", "rccl", "tcpx", "ucx", "sharp")
 COLUMNS = ("name", "type", "allowed", "default", "added", "removed", "status", "replacement", "meaning",
            "evidence")
 HEADER_KEYS = ("registry", "title", "reader", "source", "version", "complete")

@@ -101,3 +101,16 @@ def test_registry_is_parsed_once_and_lazily():
             "a = r.registry(); b = r.registry(); assert a is b; print('ok')")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.stdout.strip() == "ok", out.stderr
+
+
+def test_sharp_plugin_and_oc_env_names_are_not_unknown(tmp_path):
+    # MLPerf v5.0 configs: NCCL_SHARP_GROUP_SIZE_THRESH is the HPC-X SHARP plugin's (sharp_plugin.c
+    # NCCL_PARAM SharpGroupSizeThresh); NCCL_CFG_PATH is read by the repo's NeMo config via ${oc.env:…}
+    from conftest import lint_repo
+
+    report = lint_repo(tmp_path, {
+        "config.sh": "export NCCL_SHARP_GROUP_SIZE_THRESH=2\nexport NCCL_CFG_PATH=/workspace/nccl.yaml\n"
+                     "export NCCL_CFG_PTH=/x\n",
+        "conf/custom.yaml": "model:\n  nccl_communicator_config_path: ${oc.env:NCCL_CFG_PATH}\n"})
+    assert [(f.span.line, f.message.split(" ")[0]) for f in report.findings if f.code == "NCCL301"] == [
+        (3, "NCCL_CFG_PTH")]

@@ -26,7 +26,7 @@ def test_header_names_its_source_at_a_commit_and_the_version(key):
 @pytest.mark.parametrize("key", KEYS)
 def test_rows_are_typed_and_cite_evidence(key):
     stack = stacks.stacks()[key]
-    assert len(stack.vars) >= 20
+    assert len(stack.vars) >= (3 if key == "sharp" else 20)  # the SHARP plugin has three names of its own
     for name, var in stack.vars.items():
         assert re.fullmatch(r"[A-Z][A-Z0-9_]+", name), name
         assert var.status in STATUSES, (name, var.status)
