@@ -153,6 +153,16 @@ def _family(name: str):
 def _cidr(value: str, version) -> list[Problem]:
     import ipaddress
 
+    first = value.split(",", 1)[0].strip()
+    if "," in value and "/" in first:
+        try:
+            ipaddress.ip_network(first, strict=False)
+        except ValueError:
+            pass
+        else:  # envIbAddrRange: the address up to the first '/', the length strtol reads after it
+            return [Problem("invalid", f"NCCL_IB_ADDR_RANGE={value} lists several ranges, but NCCL reads one: "
+                            f"it uses {first} and the rest is never read, so NICs on the other subnets get no "
+                            f"address in the range (GID index 0)", "error")]
     try:
         ipaddress.ip_network(value, strict=False)
     except ValueError:

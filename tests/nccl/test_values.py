@@ -50,6 +50,7 @@ def kinds(name, value, version=None):
     ("NCCL_SOCKET_FAMILY", "ipv6", [("invalid", "error")]),
     ("NCCL_IB_ADDR_RANGE", "10.0.0.0/8", []),
     ("NCCL_IB_ADDR_RANGE", "10.0.0.0", [("invalid", "error")]),
+    ("NCCL_IB_ADDR_RANGE", "10.1.0.0/16,10.2.0.0/16", [("invalid", "error")]),
     ("NCCL_COMM_ID", "10.0.0.1:5000", []),
     ("NCCL_COMM_ID", "10.0.0.1", [("invalid", "error")]),
     ("NCCL_NTHREADS", "256", []),
@@ -114,3 +115,10 @@ def test_ib_ports_rails_and_planes():
 ])
 def test_list_problems(name, value, severities):
     assert [p.severity for p in lists.problems(name, value)] == severities
+
+
+def test_several_address_ranges_say_which_one_nccl_uses():
+    # llm-jp/nii-sakura-cluster-configs: one range per rail; envIbAddrRange reads the first one only
+    (p,) = check("NCCL_IB_ADDR_RANGE", "10.1.0.0/16,10.2.0.0/16", None)
+    assert "it uses 10.1.0.0/16 and the rest is never read" in p.message and "ignores it" not in p.message
+
