@@ -20,21 +20,25 @@ class SocketIfnameLocalInterface(Rule):
     """`NCCL_SOCKET_IFNAME` that selects loopback or a container/VM bridge.
 
     What: an included entry that matches `lo`, `docker*`, `virbr*` or `veth*` (under NCCL's prefix
-    rule: `l` and `lo` both match `lo`). Exclusion lists (`^lo`) are fine.
+    rule: `l` and `lo` both match `lo`); an exclusion list that does not exclude `lo` (`^docker0`),
+    a warning: once the variable is set it replaces NCCL's own exclusions, and NCCL takes the first
+    interface the system lists that the list allows — loopback (interface index 1) comes first.
+    Exclusion lists that keep `lo` out (`^docker,lo`) are fine.
 
     Why: NCCL bootstraps and (with the Socket transport) moves data over the interfaces this selects;
     on a multi-node job loopback cannot reach the peers and bridges are not routed, so init hangs or
     fails with "connection refused". NCCL's own default excludes exactly these.
 
-    Bad:  `NCCL_SOCKET_IFNAME=lo`, `NCCL_SOCKET_IFNAME=docker0`
+    Bad:  `NCCL_SOCKET_IFNAME=lo`, `NCCL_SOCKET_IFNAME=docker0`, `NCCL_SOCKET_IFNAME=^docker0`
     Good: the routable data or management NIC, e.g. `NCCL_SOCKET_IFNAME==ens1np0`
 
     Fix: name the routable interface (no automatic fix: netlint cannot know it without the inventory).
 
     Source: NVIDIA/nccl@5067397c (2.30.7) `src/misc/socket.cc` L196-228 (without
     `NCCL_SOCKET_IFNAME`: `ib*` first, then `^docker,lo,virbr`; `docker`, `lo`, `virbr` only as a
-    last resort); NCCL User Guide, Environment Variables: NCCL_SOCKET_IFNAME; NVIDIA/nccl#286 (lo
-    cannot reach other nodes), #913 (veth caused a hang).
+    last resort; with it set, only the list, in the order the system lists interfaces);
+    NCCL User Guide, Environment Variables: NCCL_SOCKET_IFNAME; NVIDIA/nccl#286 (lo cannot reach other
+    nodes), #913 (veth caused a hang); aws/deep-learning-containers#4756 (`^docker0` picked lo).
     """
 
     code = "NCCL317"
@@ -50,6 +54,12 @@ class SocketIfnameLocalInterface(Rule):
                     continue
                 lst = lists.parse(var.known)
                 if lst.exclude:
+                    if not any(("lo" == e.name) if lst.exact else "lo".startswith(e.name) for e in lst.entries):
+                        yield self.finding(
+                            f"{var_name}={var.known} replaces NCCL's default exclusion of docker, lo and virbr: "
+                            f"lo is no longer excluded, and NCCL binds to the first interface the system lists "
+                            f"that the list allows — the loopback interface comes first", var.span,
+                            key=f"{var_name}:exclude-without-lo", severity=Severity.WARNING)
                     continue
                 for entry in lst.entries:
                     for iface, sev, what in LOCAL:

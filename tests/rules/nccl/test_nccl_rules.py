@@ -33,7 +33,7 @@ EXPECTED: dict[str, dict[str, list[tuple[str, int, int]]]] = {
     "NCCL314": {"bad": [("pod.yaml", 11, 18), ("pod.yaml", 13, 18)]},
     "NCCL315": {"bad": [("env.sh", 1, 18), ("env.sh", 2, 19)]},
     "NCCL316": {"bad": [("nccl.conf", 1, 17)], "bad2": [("nccl.conf", 1, 17)]},
-    "NCCL317": {"bad": [("env.sh", 1, 27), ("env.sh", 1, 30)]},
+    "NCCL317": {"bad": [("env.sh", 1, 27), ("env.sh", 1, 30)], "bad2": [("env.sh", 1, 27)]},
     "NCCL318": {"bad": [("env.sh", 2, 30)]},
     "NCCL319": {"bad": [("nccl.env", 1, 1)]},
     "NCCL320": {"bad": [("nccl.env", 1, 1)]},

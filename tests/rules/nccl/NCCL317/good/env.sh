@@ -1,1 +1,2 @@
 export NCCL_SOCKET_IFNAME=^lo,docker
+export NCCL_SOCKET_IFNAME=^docker,lo

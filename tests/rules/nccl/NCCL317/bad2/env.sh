@@ -1,0 +1,1 @@
+export NCCL_SOCKET_IFNAME=^docker0
