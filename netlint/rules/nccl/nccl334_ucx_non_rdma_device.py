@@ -28,8 +28,10 @@ class UcxNonRdmaDevice(Rule):
 
     What: an entry of `UCX_NET_DEVICES` is a plain netdev (`eth0`: UCX names RDMA ports
     `<device>:<port>`, e.g. `mlx5_0:1`) and either the inventory lists it among the node's NICs without
-    RDMA (`host_nics`: front-end, storage, management), or `UCX_TLS` in the same env allows only RDMA
-    transports (`rc`, `ud`, `dc`, …), which cannot use it.
+    RDMA (`host_nics`: front-end, storage, management) while the list also names RDMA ports that
+    `UCX_TLS` lets UCX open, or `UCX_TLS` in the same env allows only RDMA transports (`rc`, `ud`, `dc`,
+    …), which cannot use it. A list of netdevs alone with `UCX_TLS=tcp` is a deliberate TCP-only
+    setting and is not reported.
 
     Why: UCX (under Open MPI, HPC-X's SHARP/UCC collectives, NIXL) spreads traffic over every listed
     device it can reach: a front-end NIC in the list carries data over TCP next to the RDMA rails, and
@@ -58,14 +60,24 @@ class UcxNonRdmaDevice(Rule):
         for env, var in stack_settings(ws, "UCX_NET_DEVICES"):
             tls = known(env, "UCX_TLS")
             rdma_only = False
+            rdma_allowed = True
             if tls is not None:
                 items = [t.strip().lower() for t in tls.known.split(",") if t.strip()]
-                rdma_only = bool(items) and not items[0].startswith("^") and all(t in RDMA_TLS for t in items)
-            for entry in (e.strip() for e in var.known.split(",")):
+                listed = bool(items) and not items[0].startswith("^") and "all" not in items
+                rdma_only = listed and all(t in RDMA_TLS for t in items)
+                rdma_allowed = not listed or any(t in RDMA_TLS for t in items)
+            entries = [e.strip() for e in var.known.split(",")]
+            # A front-end NIC only takes data "next to the RDMA ports" when the list also names RDMA
+            # ports (or all devices) and UCX_TLS lets UCX open them; `eth0` with `UCX_TLS=tcp` is a
+            # deliberate TCP-only setting (launch/bootstrap traffic), not a slip.
+            beside_rdma = rdma_allowed and any(":" in e or e.lower() == "all" for e in entries)
+            for entry in entries:
                 if not entry or ":" in entry or entry.lower() == "all":
                     continue
                 host = _host_nic(ws, entry)
                 if host is not None:
+                    if not beside_rdma:
+                        continue
                     nic, name = host
                     yield self.finding(
                         f"UCX_NET_DEVICES lists {entry}, the node's {nic.role.value} NIC without RDMA: UCX can send "
