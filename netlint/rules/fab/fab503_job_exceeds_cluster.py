@@ -11,7 +11,8 @@ class JobExceedsCluster(Rule):
 
     **What**: world size > the inventory's GPUs, nodes > its nodes (error); processes per node
     (``--nproc_per_node``, ``--ntasks-per-node``, ``trainer.devices``, ``--num_gpus``) more than the GPUs
-    of a node (error) or fewer (warning: GPUs left idle).
+    of a node (error) or fewer (warning: GPUs left idle; not for a one-process job on one node, such as the
+    checkpoint-conversion configs NeMo ships with ``devices: 1``).
 
     **Why**: the scheduler never starts a job larger than the cluster; more processes than GPUs on a node
     share GPUs (CUDA errors or OOM); fewer leave paid GPUs idle and shift every rank's placement.
@@ -52,7 +53,9 @@ class JobExceedsCluster(Rule):
             if per > g:
                 yield self.finding(f"{per} processes per node but nodes have {g} GPUs", job.span_of("gpus_per_node"),
                                    key=key(job, "per-node"), related=rel + origin(job.gpus_per_node))
-            elif per < g:
+            elif per < g and not (per == 1 and (nodes is None or nodes == 1)):
+                # One process on one node has no collective traffic to place: a conversion, eval or
+                # debug config (NeMo's stock example configs carry devices: 1), not a mis-sized job.
                 yield self.finding(f"{per} processes per node leave {g - per} of {g} GPUs idle",
                                    job.span_of("gpus_per_node"), key=key(job, "per-node"),
                                    related=rel + origin(job.gpus_per_node), severity=Severity.WARNING)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from netlint.findings import Severity
 from tests.conftest import at, lint_repo, only
 
 INVENTORY = """
@@ -133,6 +134,21 @@ def test_fab503_nproc_more_than_gpus(tmp_path):
     report = lint_repo(tmp_path, {"inventory.yaml": inv(nodes=4), "j.sh": SMALL.format(nproc=16, nnodes=2)})
     f = only(report, "FAB503")
     assert at(f) == (1, 27) and "16 processes per node but nodes have 8 GPUs" in f.message
+
+
+def test_fab503_fewer_processes_than_gpus_leave_gpus_idle(tmp_path):
+    report = lint_repo(tmp_path, {"inventory.yaml": inv(nodes=4), "j.sh": SMALL.format(nproc=4, nnodes=2)})
+    f = only(report, "FAB503")
+    assert at(f) == (1, 27) and "4 processes per node leave 4 of 8 GPUs idle" in f.message
+    assert f.severity is Severity.WARNING
+
+
+def test_fab503_one_process_on_one_node_is_not_a_sizing_slip(tmp_path):
+    # NeMo's stock configs (a checkpoint-conversion hparams file) carry devices: 1, num_nodes: 1
+    nemo = "trainer:\n  devices: 1\n  num_nodes: 1\nmodel:\n  tensor_model_parallel_size: 1\n"
+    report = lint_repo(tmp_path, {"inventory.yaml": inv(nodes=4), "megatron_llama_config.yaml": nemo,
+                                  "j.sh": SMALL.format(nproc=1, nnodes=1)})
+    assert not [f for f in report.findings if f.code == "FAB503"]
 
 
 def test_fab503_fits(tmp_path):
