@@ -57,11 +57,27 @@ def build_job(file: str, script: Script, launch: Launch, sbatch: dict[str, Scala
     job.env = dict(launch.command.environment)
     for k, a in launch.command.env.items():
         job.env[k] = a.value
+    job.env.update(_mpirun_env(launch))
     _fill_model(job, last)
     _maybe_set_elsewhere(job, launch.script_args, last)
     _fill_shape(job, launch, sbatch)
     _derive(job)
     return job
+
+
+def _mpirun_env(launch: Launch) -> dict:
+    """What ``mpirun -x NAME=value`` (or ``-genv``) sets for the ranks: it reaches the program whatever
+    the script exported (Open MPI mpirun(1) "-x <env>"). A forwarded name (``-x NAME``) has mpirun's own
+    value, or an Unknown one."""
+    if not any(name == "mpirun" for name, _ in launch.wrappers):
+        return {}
+    from netlint.nccl import mpirun
+
+    argv = list(launch.command.argv)
+    at = next((i for i, w in enumerate(argv) if mpirun.is_launcher(w)), None)
+    if at is None:
+        return {}
+    return {s.name.value: s.value for s in mpirun.settings(argv[at:], launch.command.environment)}
 
 
 def _maybe_set_elsewhere(job: TrainingJob, words, last: dict[str, Arg]) -> None:

@@ -74,6 +74,25 @@ def test_job413_cuda_device_max_connections(tmp_path):
     assert not [x for x in lint_repo(tmp_path / "g", {"t.sh": good}).findings if x.code == "JOB413"]
 
 
+MPIRUN_X = """mpirun -np 16 --npernode 8 -x MASTER_ADDR=node1 -x CUDA_DEVICE_MAX_CONNECTIONS={v} \\
+  python pretrain_gpt.py --tensor-model-parallel-size 2 --num-layers 32 --hidden-size 4096 \\
+  --num-attention-heads 32 --seq-length 2048 --max-position-embeddings 2048 --micro-batch-size 1 \\
+  --global-batch-size 64 --bf16
+"""
+
+
+def test_job413_reads_what_mpirun_x_sets_for_the_ranks(tmp_path):
+    # llm-jp's Megatron launches set it only with Open MPI's -x, which reaches every rank
+    f = only(lint_repo(tmp_path / "b", {"t.sh": MPIRUN_X.format(v=8)}), "JOB413")
+    assert at(f) == (1, len("mpirun -np 16 --npernode 8 -x MASTER_ADDR=node1 -x CUDA_DEVICE_MAX_CONNECTIONS=") + 1)
+    assert "CUDA_DEVICE_MAX_CONNECTIONS=8 but TP=2" in f.message
+    good = lint_repo(tmp_path / "g", {"t.sh": MPIRUN_X.format(v=1)})
+    assert not [x for x in good.findings if x.code == "JOB413"]
+    forwarded = lint_repo(tmp_path / "f", {"t.sh": MPIRUN_X.replace("CUDA_DEVICE_MAX_CONNECTIONS={v}",
+                                                                    "CUDA_DEVICE_MAX_CONNECTIONS")})
+    assert not [x for x in forwarded.findings if x.code == "JOB413"]
+
+
 def test_job418_slurm_double_launch(tmp_path):
     text = "#!/bin/bash\n#SBATCH --nodes=1\n#SBATCH --ntasks-per-node=8\n" + ENV + "srun " + _line("") + "\n"
     f = only(lint_repo(tmp_path / "b", {"t.sbatch": text}), "JOB418")
