@@ -64,6 +64,18 @@ def test_run701_without_inventory_is_info(tmp_path):
     assert [f.severity for f in found] == [Severity.INFO]
 
 
+def test_run701_says_selected_when_the_log_does_not_show_nodes(tmp_path):
+    # an excerpt with hosts redacted (ROCm/rccl#2188): "Using network Socket" is NCCL's choice for
+    # traffic between nodes, not proof any crossed them
+    log = OFI_MISSING.replace("ip-10-0-1-12:900:900 [0]", "node [0]")
+    (f,) = lint(tmp_path, {"run.log": log}, "RUN701")
+    assert at(f) == line_of(log, "Using network Socket", plus=14)
+    assert f.message.startswith("NCCL selected the Socket transport (TCP) for traffic between nodes")
+    assert "does not show whether this run spanned nodes" in f.message
+    (g,) = lint(tmp_path / "two", {"run.log": fixture("socket_fallback.log")}, "RUN701")
+    assert g.message.startswith("NCCL used the Socket transport")
+
+
 # --- RUN702 GPUDirect RDMA off -------------------------------------------------------------------
 
 def test_run702_gdrdma_off(tmp_path):

@@ -16,7 +16,9 @@ class SocketFallback(Rule):
     inventory, a log whose IB transport found no device and then chose sockets is reported as info.
     When some processes chose sockets and others an RDMA network, the message says so: such ranks
     cannot connect to each other. A run that the log shows on one node (communicators of one node,
-    or only P2P/SHM channels from one host) sent nothing over the network: info, about the setup.
+    or only P2P/SHM channels from one host) sent nothing over the network: info, about the setup. When
+    the log shows neither (one excerpt with hosts redacted), the message says only that NCCL selected
+    sockets for traffic between nodes.
     A net plugin's own warning (aws-ofi-nccl's ``NET/OFI Only EFA provider is supported``) is named as
     the cause first.
 
@@ -64,15 +66,26 @@ class SocketFallback(Rule):
                 severity, intent, related = Severity.INFO, "NCCL's IB transport was tried and found no device", ()
             else:
                 continue
-            msg = f"NCCL used the Socket transport (TCP) although {intent}"
-            if why:
-                msg += f"; the log shows {why}"
+            if _across_nodes(run):
+                msg = f"NCCL used the Socket transport (TCP) although {intent}"
+                if why:
+                    msg += f"; the log shows {why}"
+            else:   # "Using network Socket" is NCCL's choice for traffic between nodes, not proof any went
+                msg = (f"NCCL selected the Socket transport (TCP) for traffic between nodes although {intent}"
+                       + (f"; the log shows {why}" if why else "")
+                       + "; the log does not show whether this run spanned nodes")
             if _local_only(run):  # selected, but nothing went over it: true of the setup, not of this run
                 msg = (f"NCCL selected the Socket transport (TCP) although {intent}" + (f" ({why})" if why else "")
                        + "; this run is on one node and sent nothing over it, but a run across nodes with the "
                        "same setup would")
                 severity = Severity.INFO
             yield self.finding(msg, net.span, key=f"{log.file}:socket", related=related, severity=severity)
+
+
+def _across_nodes(run) -> bool:
+    """The log shows ranks on more than one node: a communicator of several nodes, several hosts, or
+    channels through the network."""
+    return any(c.nnodes > 1 for c in run.comms) or len(run.hosts) > 1 or bool(run.channels)
 
 
 def _local_only(run) -> bool:
