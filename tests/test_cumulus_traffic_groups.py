@@ -51,3 +51,19 @@ def test_cumulus_5_default_egress_schedule(tmp_path):
     assert sw.schedulers[q[3].scheduler.value].weight.value == 40
     assert sw.schedulers[q[6].scheduler.value].type.value == "strict"
     assert (sw.schedulers[q[0].scheduler.value].type.span.line, sw.schedulers[q[0].scheduler.value].type.span.col) == (6, 47)
+
+
+def test_lossless_queue_left_out_of_the_ecn_queue_list_is_reported_at_that_list(tmp_path):
+    # Cumulus 5 qos_features.conf: queue 3 is lossless, ECN marks only queue 0; the scheduler line that
+    # also names queue 3 has nothing to do with ECN
+    text = ("pfc.port_group_list = [roce]\npfc.roce.cos_list = [3]\npfc.roce.port_set = swp1\n"
+            "default_ecn_red_conf.egress_queue_list = [0]\ndefault_ecn_red_conf.ecn_enable = true\n"
+            "default_egress_sched.egr_queue_3.bw_percent = 50\n")
+    report = lint_repo(tmp_path, {"qos_features.conf": text})
+    assert _codes(report, "QOS104") == [("QOS104", (4, 42))]
+    good = lint_repo(tmp_path / "g", {"qos_features.conf": text.replace("egress_queue_list = [0]",
+                                                                        "egress_queue_list = [0, 3]")})
+    assert _codes(good, "QOS104") == []
+    no_ecn = lint_repo(tmp_path / "n", {"qos_features.conf": "\n".join(
+        l for l in text.splitlines() if not l.startswith("default_ecn")) + "\n"})
+    assert _codes(no_ecn, "QOS104") == [("QOS104", (2, 21))]

@@ -93,7 +93,7 @@ class EcnOffOnLosslessQueue(Rule):
             for q, rows in sorted(unbound.items()):
                 port, qc = rows[0]
                 ports = [r[0] for r in rows]
-                span = qc.span if qc is not None else (port.qos_span or port.span)
+                span = _unbound_span(sw, port, qc)
                 fix = None
                 if qc is not None and qc.path and marking is not None and sw.format in ("sonic", "sonic-yang"):
                     # one edit per QUEUE entry: an entry keyed `Ethernet0,Ethernet4|3` binds several ports
@@ -105,3 +105,19 @@ class EcnOffOnLosslessQueue(Rule):
                     f"lossless queue {q} has no ECN/WRED profile on {len(ports)} port(s) "
                     f"({names(p.name for p in ports)}): ECN never marks it", span,
                     key=f"{sw.name}:queue:{q}:ecn", fix=fix)
+
+
+def _unbound_span(sw, port, qc):
+    """Where a lossless queue without a WRED profile is reported: its own entry when the file has one
+    (SONiC ``QUEUE|Ethernet0|3``); otherwise the ECN queue list that leaves it out (Cumulus
+    ``default_ecn_red_conf.egress_queue_list``), else the PFC priority list that makes it lossless — not
+    a scheduler line that only happens to create the queue."""
+    if qc is not None and qc.path:
+        return qc.span
+    ecn = next((wp for wp in sw.wred_profiles.values() if wp.ecn_marks_green), None)
+    if ecn is not None:
+        return ecn.span
+    if port.pfc_enable_token is not None:
+        return port.pfc_enable_token.span
+    return qc.span if qc is not None else (port.qos_span or port.span)
+
