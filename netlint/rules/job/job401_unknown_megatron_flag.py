@@ -18,7 +18,7 @@ class UnknownMegatronFlag(Rule):
     only when ``nvidia-modelopt`` imports (pretrain_gpt.py L82-90, L525-527), and the core adds
     ``--kitchen-*`` only with NVIDIA's Kitchen extension, which is not public (arguments.py
     L3741-3769; ``megatron/core/extensions/kitchen.py`` sets ``HAVE_KITCHEN = False``). A flag removed
-    since core_v0.15.0 is a warning too: releases up to core_v0.15.0, and forks of them (ROCm/Megatron-LM
+    since core_v0.15.0 is info: releases up to core_v0.15.0, and forks of them (ROCm/Megatron-LM
     keeps ``--no-async-tensor-model-parallel-allreduce`` as "DEPRECATED. This flag is ignored."), still
     take it, and netlint cannot see which one the job runs.
 
@@ -101,7 +101,7 @@ class UnknownMegatronFlag(Rule):
             msg = (f"{name} was {why}; a Megatron-LM from after that stops with 'unrecognized arguments' "
                    f"(earlier releases and forks of them accept it)")
             return self.finding(msg, a.flag.span, key=key(job, name), related=origin(a.flag),
-                                severity=Severity.WARNING)
+                                severity=Severity.INFO)
         msg = f"{entry.path} does not define {name}: the launch stops with 'unrecognized arguments'"
         elsewhere = sorted({e for p in megatron.providers_of(name) for e in megatron.entries_with(p)},
                            key=lambda p: (p.count("/"), p))
