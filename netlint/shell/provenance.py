@@ -9,6 +9,7 @@ pieces become placeholder identifiers that map back to their :class:`Unknown`.
 from __future__ import annotations
 
 import bisect
+import re
 
 from netlint.located import Span
 from netlint.shell.model import FileText, Seg, Unknown, _hull
@@ -23,6 +24,10 @@ class Run:
         self.a, self.b = a, b
         self.ft, self.ostart, self.oend, self.exact = ft, ostart, oend, exact
         self.site, self.unknown = site, unknown
+
+
+# `<<EOT`, `<<-'EOT'` alone on a line: a here-document no command reads
+_BARE_HEREDOC = re.compile(r"^[ \t]*<<(-?)[ \t]*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\2[ \t]*$", re.M)
 
 
 class ProvText:
@@ -72,6 +77,26 @@ class ProvText:
                 chars[i], chars[i + 1] = text[i + 1], "\\"
             i = text.find("\\", i + 2)
         return ProvText("".join(chars), self.runs, self.ft)
+
+    def bare_heredocs_blanked(self) -> "ProvText":
+        """A here-document with no command (``<<EOT`` alone on a line, a block comment some scripts use)
+        is a no-op to bash, but tree-sitter-bash cannot read it and loses the lines around it. Blanked
+        to spaces, ``<<`` line through terminator (same length: offsets keep their provenance)."""
+        text = self.text
+        if "<<" not in text:
+            return self
+        out = self
+        for m in _BARE_HEREDOC.finditer(text):
+            before = text[:m.start()].rstrip()
+            if before.endswith(("\\", "|", "&&", "||", "(", "$(")):
+                continue  # the heredoc belongs to the command on the line before
+            dash, word = m.group(1), m.group(3)
+            end_re = re.compile(r"^" + ("\t*" if dash else "") + re.escape(word) + r"[ \t]*$", re.M)
+            end = end_re.search(text, m.end())
+            if end is None:
+                continue
+            out = out.blanked(m.start(), end.end())
+        return out
 
     # -- mapping --------------------------------------------------------------------------------
     def _run(self, off: int) -> Run | None:

@@ -17,7 +17,7 @@ from netlint.shell.values import MAX_RECOVERY, Frame, _parser, _short
 class Reading:
     def _parse(self, pt: ProvText, path: str, abspath: Path | None):
         parser = _parser()
-        pt = pt.escaped_blank_hash()
+        pt = pt.escaped_blank_hash().bare_heredocs_blanked()
         original = pt
         skipped: list[tuple[int, Span, str, str]] = []   # (line start, span, what, line text)
         for _ in range(MAX_RECOVERY):

@@ -212,3 +212,35 @@ def test_lines_past_the_bash_error_cap_are_not_said_to_be_accepted():
     assert not any("bash accepts" in e.message for e in unread)
     (note,) = [e for e in unread if "listed up to line" in e.message]
     assert (note.span.line, note.span.col) == (MAX_ERRORS + 2, 1)
+
+
+def test_a_here_document_with_no_command_is_a_no_op_not_unreadable_text():
+    # Mellanox's ovs-tests common.sh keeps C notes in `<<EOT … EOT` with no command: bash runs nothing;
+    # tree-sitter-bash cannot read it and lost the lines around it
+    s = sh("""
+        #!/bin/bash
+        export NCCL_DEBUG=WARN
+
+        <<EOT
+        #define PCI_DEVICE_ID_MELLANOX_CONNECTX4        0x1013
+            { PCI_VDEVICE(MELLANOX, 0x1013) },                  /* ConnectX-4 */
+        EOT
+        export NCCL_IB_TC=106
+        cat <<EOF > /etc/nccl.conf
+        NCCL_SOCKET_IFNAME=eth0
+        EOF
+        """)
+    assert not s.errors, s.errors
+    assert s.variables["NCCL_DEBUG"].value == "WARN" and s.variables["NCCL_IB_TC"].value == "106"
+    assert any(c.name == "cat" for c in s.commands)
+
+
+def test_a_heredoc_line_that_continues_a_command_is_left_to_the_reader():
+    s = sh("""
+        cat \\
+        <<EOF
+        NCCL_IB_TC=106
+        EOF
+        """)
+    cat = [c for c in s.commands if c.name == "cat"]
+    assert cat and not s.errors
