@@ -186,9 +186,11 @@ def _as_text(models, has_inventory: bool, budget: float, name=str) -> str:
     out = []
     for m in models:
         j, p, est = m.job, m.parallel, m.estimate
+        def size(k: str):   # a size the job leaves to the run is '?', not the default it was modelled with
+            return "?" if p.get(k) is None or (k in j.unknown and getattr(j, k, None) is None) else p.get(k)
+
         out.append(f"{name(j.label)} ({j.framework}): world {m.world if m.world is not None else '?'}, "
-                   f"TP {p.get('tp')} PP {p.get('pp')} DP {p.get('dp') if p.get('dp') is not None else '?'} "
-                   f"CP {p.get('cp')} EP {p.get('ep')}")
+                   f"TP {size('tp')} PP {size('pp')} DP {size('dp')} CP {size('cp')} EP {size('ep')}")
         facts = []
         if m.params:
             act = f" ({m.params_activated / 1e9:.2f}B activated per token)" if m.params_activated != m.params else ""
@@ -210,7 +212,10 @@ def _as_text(models, has_inventory: bool, budget: float, name=str) -> str:
         if not has_inventory:
             out.append("  (no inventory: links and times need one; pass --inventory)")
         if j.unknown:
-            out.append("  unknown: " + "; ".join(f"{k} ({v.reason})" for k, v in j.unknown.items()))
+            by_reason: dict[str, list[str]] = {}   # sizes unknown for one reason are listed together
+            for k, v in j.unknown.items():
+                by_reason.setdefault(v.reason, []).append(k)
+            out.append("  unknown: " + "; ".join(f"{', '.join(ks)} ({why})" for why, ks in by_reason.items()))
         dims = _dimensions(m, budget)
         if dims:
             rows = [("dim", "group", "link", "bytes/GPU/step", "via NICs", "comm time", "hidden by", "exposed",

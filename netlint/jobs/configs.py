@@ -61,10 +61,21 @@ class _Resolver:
             return None
         return node
 
+    def run_time(self, path: str) -> Scalar | None:
+        """The node at ``path`` when it is an interpolation only the run resolves (``${oc.env:TP,1}``,
+        ``${oc.decode:…}``, a reference that leads to one): its value is not NeMo's default."""
+        node = _get(self.root, path)
+        if isinstance(node, Scalar) and isinstance(node.value, str) and "${" in node.value \
+                and self.scalar(path) is None:
+            return node
+        return None
+
 
 def nemo_job(file: str, root: MapNode) -> TrainingJob:
     r = _Resolver(root)
     job = TrainingJob(file=file, span=root.span, framework="nemo", launcher="nemo-launcher")
+
+    run_time: list[tuple[str, Scalar]] = []
 
     def i(field: str, path: str) -> None:
         s = r.scalar(path)
@@ -72,6 +83,8 @@ def nemo_job(file: str, root: MapNode) -> TrainingJob:
             v = as_int(s)
             if v is not None:
                 setattr(job, field, v)
+        elif (late := r.run_time(path)) is not None:
+            run_time.append((field, late))
 
     def b(field: str, path: str) -> None:
         s = r.scalar(path)
@@ -135,11 +148,32 @@ def nemo_job(file: str, root: MapNode) -> TrainingJob:
         job.group_query_attention = typed(job.query_groups, True)
     if job.nodes is not None and job.gpus_per_node is not None:
         job.world_size = Scalar(job.nodes.value * job.gpus_per_node.value, job.nodes.span, "")
+    _sizes_at_run_time(job, run_time)
     _sizes_from_checkpoint(job, root)
     if job.vpp is not None and job.vpp.value in (None, 1):
         job.vpp = None
     _derive(job)
     return job
+
+
+_OC_ENV = re.compile(r"oc\.env:\s*([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def _sizes_at_run_time(job: TrainingJob, run_time: list[tuple[str, Scalar]]) -> None:
+    """Sizes written as interpolations the run resolves (MLPerf's NeMo configs:
+    ``tensor_model_parallel_size: ${oc.decode:${oc.env:TENSOR_MODEL_PARALLEL}}``, set by a config_*.sh
+    the launcher sources) are unknown — not NeMo's default of 1 — with one reason for all of them
+    (OmegaConf resolves ``oc.env`` when the value is read: omegaconf docs, "Built-in resolvers")."""
+    if not run_time:
+        return
+    names = list(dict.fromkeys(n for _, node in run_time for n in _OC_ENV.findall(node.value)))
+    what = (f"environment variable{'s' if len(names) > 1 else ''} {', '.join(names[:4])}"
+            + (" and more" if len(names) > 4 else "")) if names else "interpolations"
+    why = Unknown(f"read from {what} when the run resolves the config (`{run_time[0][1].value}`)",
+                  run_time[0][1].span, "other")
+    for field, _ in run_time:
+        if getattr(job, field) is None:
+            job.unknown[field] = why
 
 
 def _sizes_from_checkpoint(job: TrainingJob, root: MapNode) -> None:

@@ -236,17 +236,22 @@ def _deepspeed_world_reason(job: "TrainingJob") -> str:
 def unknown_sizes(job: "TrainingJob") -> Iterator[Finding]:
     """NL012 for each size of ``job`` that stays unknown, at the word that made it so (sizes unknown for
     one reason — the same :class:`Unknown` — in one finding: "TP and PP unknown")."""
+    def reason(name: str):
+        u = job.unknown.get(name)
+        if name == "world_size":   # unknown nodes or GPUs per node make the world size unknown
+            u = u or job.unknown.get("nodes") or job.unknown.get("gpus_per_node")
+        return u
+
     shared: dict[int, list[str]] = {}
     for name, label in _SIZES:
-        u = job.unknown.get(name)
+        u = reason(name)
         if u is not None and getattr(job, name, None) is None:
             shared.setdefault(id(u), []).append(label)
     for name, label in _SIZES:
         if getattr(job, name, None) is not None:
             continue
-        u = job.unknown.get(name)
+        u = reason(name)
         if name == "world_size":
-            u = u or job.unknown.get("nodes") or job.unknown.get("gpus_per_node")
             if u is None:
                 yield _nl012(f"world size unknown: {_default_world_reason(job)}; checks that need it "
                              "are skipped", job.span, f"{job.label}:unknown:world_size")

@@ -178,3 +178,31 @@ def test_nemo_config_restoring_a_checkpoint_without_any_size_key_is_read(tmp_pat
     (f,) = [f for f in report.findings if f.code == "NL012"]
     assert (f.span.line, f.span.col) == (5, 22) and f.message.startswith("TP and PP unknown:")
 
+
+
+MLPERF_NEMO = """\
+trainer:
+  num_nodes: 2
+  devices: 8
+model:
+  tensor_model_parallel_size: ${oc.decode:${oc.env:TENSOR_MODEL_PARALLEL}}
+  pipeline_model_parallel_size: ${oc.env:PIPELINE_MODEL_PARALLEL,1}
+  context_parallel_size: 2
+  micro_batch_size: 1
+  global_batch_size: 2
+"""
+
+
+def test_nemo_sizes_read_from_the_environment_are_unknown_not_one(tmp_path):
+    # MLPerf's NeMo configs take TP/PP from a config_*.sh through ${oc.env:…}; read as 1, global batch 2
+    # with DP 8 (16 / CP 2) was a false JOB408
+    job, report = job_of(tmp_path, {"custom.yaml": MLPERF_NEMO})
+    assert job.tp is None and job.pp is None and job.cp.value == 2 and job.int("dp") is None
+    assert [f.code for f in report.findings if f.code.startswith("JOB")] == []
+    (f,) = [f for f in report.findings if f.code == "NL012"]
+    assert at(f) == (5, 31) and f.message.startswith("TP and PP unknown: read from environment variables "
+                                                     "TENSOR_MODEL_PARALLEL, PIPELINE_MODEL_PARALLEL")
+    literal = MLPERF_NEMO.replace("${oc.decode:${oc.env:TENSOR_MODEL_PARALLEL}}", "1").replace(
+        "${oc.env:PIPELINE_MODEL_PARALLEL,1}", "1")
+    report = lint_repo(tmp_path / "lit", {"custom.yaml": literal})
+    assert [(f.code, f.span.line) for f in report.findings if f.code == "JOB408"] == [("JOB408", 9)]
