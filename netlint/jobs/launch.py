@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from netlint.jobs.values import typed
 from netlint.located import Scalar
 from netlint.models.job import Arg
-from netlint.shell import Command
+from netlint.shell import Command, Unknown
 
 PYTHONS = ("python", "python3")
 TORCH_MODULES = ("torch.distributed.run", "torch.distributed.launch")
@@ -156,6 +156,13 @@ def _launcher_follows(argv: list[Scalar], i: int) -> bool:
     return any(_name(w) in LAUNCHERS or (_name(w) or "").startswith(PYTHONS) for w in argv[i:])
 
 
+def _environment_prefix(w: Scalar) -> bool:
+    """An unknown word the environment supplies (``${NSYSCMD}``, not set in the script), as opposed to a
+    command the script itself chooses between branches netlint cannot decide."""
+    v = w.value
+    return isinstance(v, Unknown) and "environment" in str(getattr(v, "reason", ""))
+
+
 def find_launch(cmd: Command) -> Launch | None:
     """The launch described by ``cmd`` (through srun/mpirun wrappers), or None."""
     argv = list(cmd.argv)
@@ -180,7 +187,9 @@ def find_launch(cmd: Command) -> Launch | None:
             o, i = _opts(argv, i + 1, {k: True for k in MPIRUN_VALUE})
             wrappers.append(("mpirun", o))
             continue
-        if name in WRAPPERS:
+        if name in WRAPPERS or (name is None and i == 0 and _environment_prefix(argv[i])):
+            # an optional prefix the environment supplies (MLPerf's `${NSYSCMD} torchrun …`: empty unless
+            # profiling) is a wrapper too: the launch is the launcher word after it
             # `nsys profile -o x …`, `numactl --cpunodebind=0 …`, `uv run …`: the launch is the first
             # launcher word after the wrapper's own options
             nxt = next((k for k in range(i + 1, len(argv)) if _name(argv[k]) in LAUNCHERS

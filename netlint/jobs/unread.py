@@ -113,13 +113,13 @@ def unread_launches(script: "Script", built: list["TrainingJob"]) -> Iterator[Fi
         if id(cmd) in launched or not cmd.argv or not _looks_like_training(cmd):
             continue
         head = cmd.argv[0]
-        if isinstance(head.value, Unknown):
+        launch = find_launch(cmd)
+        if isinstance(head.value, Unknown) and launch is None:
             u = head.value
             yield _nl012(f"launch not read: the command `{_written(head, cmd)}` is unknown ({u.reason}); "
                          "no training job was built from this line, so its sizes are not checked",
                          head.span, f"unread-launch:{head.span.line}:{head.span.col}")
             continue
-        launch = find_launch(cmd)
         if launch is None and _unknown_launcher(cmd, script):
             yield _nl012(f"launch not read: `{head.text}` starts this training command, but it is not a "
                          "launcher netlint knows (torchrun, deepspeed, srun, mpirun, python) nor a function "

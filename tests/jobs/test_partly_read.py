@@ -220,3 +220,25 @@ def test_entry_script_run_through_its_shebang_is_a_launch(tmp_path):
     report = lint_repo(tmp_path, {"launch.sh": text})
     [(line, col, msg)] = nl012(report)
     assert (line, col) == (2, 44) and "launch not joined" in msg
+
+
+NSYS = """#!/bin/bash
+CMD=( ${NSYSCMD} 'torchrun' --nproc_per_node=8 --nnodes=2 )
+${CMD[@]} pretrain_gpt.py --tensor-model-parallel-size 2 --num-layers 4 --hidden-size 1024 \\
+  --num-attention-heads 8 --seq-length 128 --max-position-embeddings 512 --micro-batch-size 1 \\
+  --global-batch-size 7
+"""
+
+
+def test_an_optional_prefix_from_the_environment_does_not_hide_the_launcher_after_it(tmp_path):
+    # MLPerf's `CMD=( ${NSYSCMD} 'torchrun' …)`: NSYSCMD is the profiler prefix, empty unless profiling
+    report = lint_repo(tmp_path, {"run_and_time.sh": NSYS})
+    (job,) = jobs(report)
+    assert job.launcher == "torchrun" and job.int("world_size") == 16
+    assert nl012(report) == []
+    assert [at(f) for f in report.findings if f.code == "JOB408"] == [(5, 23)]
+    # the launcher itself from the environment is still unknown: said, not guessed
+    other = lint_repo(tmp_path / "o", {"run.sh": NSYS.replace("${NSYSCMD} 'torchrun'", "${LAUNCHER}")})
+    assert not jobs(other)
+    [(line, col, msg)] = nl012(other)
+    assert (line, col) == (2, 7) and msg.startswith("launch not read: the command `${LAUNCHER}` is unknown")
