@@ -257,9 +257,17 @@ class ControlFlow:
         # `for x in a b c`: literal words, so the body runs (once per word); other loops may not run
         words = [c for c in n.children if c.type in ("word", "raw_string", "string", "concatenation",
                                                        "number", "simple_expansion", "expansion")]
-        runs = n.type == "for_statement" and bool(words) and all(c.type in ("word", "raw_string", "number")
-                                                                 for c in words)
+        runs = n.type == "for_statement" and bool(words) and (
+            all(c.type in ("word", "raw_string", "number") for c in words) or self._known_words(words, f))
         self._fork([once, lambda: None], kind="loop", label="loop-runs" if runs else "")
+
+    def _known_words(self, nodes, f: Frame) -> bool:
+        """``for x in "${IFACES[@]}"`` over an array the script set to known words: the body runs. Only
+        expansions of variables (no command substitution, which would run again here)."""
+        if any("$(" in f.text(c) or "`" in f.text(c) for c in nodes):
+            return False
+        got = [w for c in nodes for w in self._words(c, f)]
+        return bool(got) and all(isinstance(w.value, str) for w in got)
 
     # ------------------------------------------------------------------------------ assignments
 

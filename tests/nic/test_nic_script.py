@@ -82,6 +82,20 @@ def test_for_loop_over_literal_words_is_read(tmp_path):
     assert nic.trust.runtime.value == "dscp" and pos(nic.trust.runtime) == (2, 30)
 
 
+def test_for_loop_over_a_known_array_is_read(tmp_path):
+    # the same script's real form: IFACES=(…); for iface in "${IFACES[@]}"
+    path, nics, findings, _ = _script(tmp_path, "IFACES=(enp1s0f0np0 enp1s0f1np1)\n"
+                                                "for i in \"${IFACES[@]}\"; do\n"
+                                                "    mlnx_qos -i \"$i\" --trust dscp\ndone\n")
+    assert [f.code for f in findings] == []
+    (nic,) = nics
+    assert nic.trust.runtime.value == "dscp" and pos(nic.trust.runtime) == (3, 30)
+    # an array only the run fills (or a command's output) may be empty: still undecided
+    for words in ('"${DEVS[@]}"', "$(ls /sys/class/net)"):
+        _, _, findings, _ = _script(tmp_path, f"for i in {words}; do\n    mlnx_qos -i \"$i\" --trust dscp\ndone\n")
+        assert [f.code for f in findings] == ["NL012"], words
+
+
 def test_queries_are_not_setup_commands(tmp_path):
     # spiderpool setNicRdmaMode.sh: `mlxconfig … q` under a condition is no unread setting
     text = ("if [ -n \"$X\" ]; then\n  mlxconfig -d $DEV q\n  mlxconfig -d $DEV -y set CNP_DSCP_P1=48\nfi\n"
