@@ -216,7 +216,9 @@ class TestsReader:
         for run in self.runs:
             if run.program is None and self.name_program is not None:
                 run.program = Fact(self.name_program.group(1), run.start)
-        return [r for r in self.runs if r.rows or r.out_of_bounds is not None or r.avg_busbw is not None]
+        # a header with no result rows yet (a paste cut short) still says which NCCL ran: nccl-library=
+        return [r for r in self.runs if r.rows or r.out_of_bounds is not None or r.avg_busbw is not None
+                or r.library is not None]
 
 
 def _number(text: str) -> float | None:

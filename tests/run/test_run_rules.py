@@ -212,6 +212,15 @@ def test_run706_reads_the_library_nccl_tests_ran_with(tmp_path):
     assert lint(tmp_path / "amd", {"netlint.yaml": 'nccl-version: "2.23.4"\n', "ar.txt": amd}, "RUN706") == []
 
 
+def test_run706_reads_the_library_of_a_header_pasted_without_rows(tmp_path):
+    # a paste cut before the first result row still names the library that ran
+    out = nccl_tests_text("alltoall_perf", ["n1"], 4, lambda s: 100.0).replace(
+        "nccl-headers=22304 nccl-library=22304", "nccl-headers=22304 nccl-library=22105")
+    head = out[:out.index("#       size")] + "#       size         count      type   redop    root\n"
+    (f,) = lint(tmp_path, {"netlint.yaml": 'nccl-version: "2.23.4"\n', "a2a.log": head}, "RUN706")
+    assert "loaded NCCL 2.21.5, but the repo pins 2.23.4" in f.message and at(f) == line_of(head, "22105")
+
+
 # --- RUN707 env not read / read with another value ------------------------------------------------
 
 def test_run707_read_with_another_value(tmp_path):
