@@ -99,6 +99,12 @@ def _rows_unread(log) -> Iterator[Any]:
 
     for test in log.tests:
         footer = test.avg_busbw or test.out_of_bounds
+        if not test.rows and footer is None and test.unread_row is not None:
+            # an excerpt cut after the header: its rows cannot be split into columns without it
+            at = test.unread_row
+            yield Finding("NL012", "nccl-tests result rows not read: the log has no column header "
+                                   "(`#       size         count      type …`) before them, so their bus "
+                                   "bandwidth is not checked", at, Severity.INFO, key=f"run-log-rows:{at.line}")
         if not test.rows and footer is not None:
             name = test.program.value if test.program is not None else "nccl-tests"
             yield Finding("NL012", f"{name} result table not read: none of its rows could be read, so its bus "

@@ -218,6 +218,7 @@ class TestsRun:
     avg_busbw: Fact | None = None                 # "# Avg bus bandwidth    : 123.4"
     columns: tuple[str, ...] = ()                 # the header's column names, as printed
     library: Fact | None = None                   # "2.30.4": the NCCL release the binary ran with
+    unread_row: Span | None = None                # a line like a result row, before any header named the columns
 
     @property
     def collective(self) -> str | None:

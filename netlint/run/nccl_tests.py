@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import re
 
+from netlint.located import Span
 from netlint.models.run import MAX_RECORDS, Cell, Fact, TestDevice, TestRow, TestsRun
 from netlint.run.lines import Locator
 
@@ -59,6 +60,12 @@ TIMES = ("time", "cputime")
 def sniff(text: str) -> bool:
     return (("nThread " in text and " minBytes " in text and PARAMS_ANY.search(text) is not None)
             or ("busbw" in text and "algbw" in text and ("Avg bus bandwidth" in text or HEADER.search(text) is not None)))
+
+
+# `512  128  float  sum  -1 …`: size, count and a data type, as a result row starts (nccl-tests
+# src/common.cu ``ncclTypeStr``) — seen where no header names the columns, it is a row netlint could not read
+ROWISH = re.compile(r"^\s*\d+\s+\d+\s+(?:float|double|half|bfloat16|int8|uint8|int32|uint32|int64|uint64|"
+                    r"f8e4m3|f8e5m2|fp8_e4m3|fp8_e5m2)\s")
 
 
 class TestsReader:
@@ -128,6 +135,8 @@ class TestsReader:
             return
         if "busbw" in text and "size" in text:
             self.columns = tuple(t for t in text[1:].split())
+            if self.runs and not self.runs[-1].columns:
+                self.runs[-1].columns = self.columns   # the run has its header, rows or not
             return
         m = OOB.match(text)
         if m:
@@ -149,8 +158,16 @@ class TestsReader:
         if end is not None and len(tokens) < len(columns):  # cut short by an NCCL line: the rest follows
             if self.columns:  # the header says how many fields a row has; without it a piece cannot tell
                 self.partial = (tokens, loc.span(body, end), columns)
+            else:
+                self._unread(loc.span(body, end), line[body:end])
             return
-        self._add_row(tokens, loc.span(body, len(line)), columns)
+        if not self._add_row(tokens, loc.span(body, len(line)), columns) and not self.columns:
+            self._unread(loc.span(body, len(line)), line[body:])
+
+    def _unread(self, span: Span, text: str) -> None:
+        """A row netlint could not split into columns because no header named them: said once (NL012)."""
+        if self.runs and self.runs[-1].unread_row is None and ROWISH.match(text):
+            self.runs[-1].unread_row = span
 
     def _columns(self, tokens) -> tuple[str, ...]:
         columns = self.columns or (DEFAULT_COLUMNS if len(tokens) >= 13 else
@@ -184,13 +201,13 @@ class TestsReader:
         if ROW.match(line[body:cut] + " "):
             self._row(loc, line, body, cut)
 
-    def _add_row(self, tokens, span, columns) -> None:
+    def _add_row(self, tokens, span, columns) -> bool:
         if len(tokens) < min(len(columns), 12):
-            return
+            return False
         try:
             size, count = int(tokens[0][0]), int(tokens[1][0])
         except ValueError:
-            return
+            return False
         run = self.runs[-1] if self.runs else None
         if run is None or run.avg_busbw is not None or run.out_of_bounds is not None:
             # a row after a run's footer starts another run (two tables pasted one after the other)
@@ -199,7 +216,7 @@ class TestsReader:
         if not run.columns:
             run.columns = columns
         if len(run.rows) >= MAX_RECORDS:
-            return
+            return True
         redop = tokens[3][0] if "redop" in columns else ""
         row = TestRow(size, count, tokens[2][0], redop, span, tokens[0][1])
         placement = None
@@ -211,14 +228,16 @@ class TestsReader:
                 continue
             placement["wrong" if name == "#wrong" else name] = Cell(_number(text), cell_span)
         run.rows.append(row)
+        return True
 
     def finish(self) -> list[TestsRun]:
         for run in self.runs:
             if run.program is None and self.name_program is not None:
                 run.program = Fact(self.name_program.group(1), run.start)
         # a header with no result rows yet (a paste cut short) still says which NCCL ran: nccl-library=
+        # (and an excerpt whose rows come with no header that names the columns)
         return [r for r in self.runs if r.rows or r.out_of_bounds is not None or r.avg_busbw is not None
-                or r.library is not None]
+                or r.library is not None or r.unread_row is not None]
 
 
 def _number(text: str) -> float | None:

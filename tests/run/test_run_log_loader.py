@@ -289,6 +289,27 @@ def test_a_table_of_which_no_row_is_read_is_said(tmp_path):
     assert (f.span.line, f.span.col) == (5, 26) and "result table not read" in f.message
 
 
+EXCERPT = """\
+[0] #  Rank  0 Group  0 Pid 497888 on h100clust-worker-1 device  0 [0xa4] NVIDIA H100 80GB HBM3
+[0] #  Rank  8 Group  0 Pid 496763 on h100clust-worker-32 device  0 [0xa4] NVIDIA H100 80GB HBM3
+[0] h100clust-worker-1:497888:497888 [0] NCCL INFO 256 Bytes -> Algo 0 proto 0 time 25.229528
+[0]          512           128     float     sum      -1[0] h100clust-worker-1:497888:497888 [0] NCCL INFO 512 Bytes -> Algo 0 proto 0 time 25.259054
+[0]     62.05    0.00    0.01      0
+"""
+
+
+def test_rows_glued_to_nccl_lines_with_no_header_are_said_not_read(tmp_path):
+    # NVIDIA/nccl#1453: an excerpt from the device lines on, NCCL_DEBUG_SUBSYS=COLL lines printed into
+    # the rows; without the header a piece of a row cannot be placed in its columns
+    write_repo(tmp_path, {"allreduce.log": EXCERPT})
+    (f,) = [f for f in run_lint(tmp_path).findings if f.code == "NL012"]
+    assert (f.span.line, f.span.col) == (4, 5) and f.message.startswith("nccl-tests result rows not read")
+    # a run that stopped after its device lines (a crash) has no rows to read: nothing to say
+    crashed = EXCERPT.split("[0] h100clust")[0] + "h100-4:1:1 [4] misc/socket.cc:397 NCCL WARN Net : connect failed\n"
+    write_repo(tmp_path / "c", {"crash.log": crashed})
+    assert [f for f in run_lint(tmp_path / "c").findings if f.code == "NL012"] == []
+
+
 def test_two_tables_one_after_the_other_are_two_runs():
     # NVIDIA/nccl-tests#78-style paste: a second table right after the first one's footer
     row = "     {size}      {count}     float     sum      -1    10.0  {bw}  {bw}      0    10.0  {bw}  {bw}      0\n"
