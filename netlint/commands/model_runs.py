@@ -33,6 +33,7 @@ def measured_json(ws) -> list[dict]:
                     "expected_busbw_gbps": round(c.expected, 2) if c else None,
                     "ratio": round(c.ratio, 3) if c else None,
                     "saturates_at": sat[0].size if sat else None,
+                    "max_size": max((r.size for r in t.rows), default=None),
                     "avg_busbw_gbps": t.avg_busbw.value if t.avg_busbw else None})
     return out
 
@@ -64,7 +65,11 @@ def measured_text(ws) -> str:
             meas += f"; expected {r['expected_busbw_gbps']:g} from the inventory ({r['ratio']:.0%})"
         elif ws.inventory is None:
             meas += "; expected: needs an inventory (--inventory)"
-        elif r["peak_size"] is not None and r["peak_size"] < FROM_SIZE and r["judged_size"] is None:
+        elif r["collective"] is None:
+            meas += "; expected: not modelled — the log does not name the test (all_reduce_perf, …)"
+        elif r["ranks"] is None:
+            meas += "; expected: not modelled — the log shows neither device lines nor NCCL's comm line (ranks, nodes)"
+        elif r["max_size"] is not None and r["max_size"] < FROM_SIZE:
             meas += "; expected: only judged from 64 MiB"
         else:
             meas += "; expected: not modelled for this test"

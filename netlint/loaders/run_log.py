@@ -62,7 +62,11 @@ def read_log(file: str, text: str, name: str = ""):
         except ValueError:   # a number past int()'s digit limit (4300): not a line NCCL wrote
             continue
     run = nccl.run if nccl.run.first is not None else None
-    return RunLog(file=file, span=Span(file, 1, 1, 1, 1, 0, 0), lines=lines, nccl=run, tests=tests.finish())
+    found = tests.finish()
+    shapes = {(c.nranks, c.nnodes) for c in run.comms} if run is not None else set()
+    if len(found) == 1 and len(shapes) == 1 and not found[0].devices:
+        found[0].comm_shape = next(iter(shapes))   # one test, one communicator shape: that is the test's
+    return RunLog(file=file, span=Span(file, 1, 1, 1, 1, 0, 0), lines=lines, nccl=run, tests=found)
 
 
 def _glued(line: str, body: int, tests) -> int | None:

@@ -219,6 +219,7 @@ class TestsRun:
     columns: tuple[str, ...] = ()                 # the header's column names, as printed
     library: Fact | None = None                   # "2.30.4": the NCCL release the binary ran with
     unread_row: Span | None = None                # a line like a result row, before any header named the columns
+    comm_shape: tuple[int, int] | None = None     # (ranks, nodes) from NCCL's own comm line, without device lines
 
     @property
     def collective(self) -> str | None:

@@ -29,10 +29,11 @@ class Comparison:
 
 
 def shape_of(test) -> tuple[int, int] | None:
-    """(ranks, nodes) of a test run, from its device lines."""
+    """(ranks, nodes) of a test run, from its device lines, else from the one communicator NCCL's log
+    describes (``nRanks 24 nNodes 3``, an excerpt pasted without the device lines)."""
     ranks, hosts = test.ranks, test.hosts
     if not ranks or not hosts:
-        return None
+        return test.comm_shape
     return ranks, len(hosts)
 
 

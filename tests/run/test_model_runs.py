@@ -121,3 +121,32 @@ def test_calibration_moves_the_jobs_modelled_step(tmp_path, capsys):
                      "--calibrate", str(tmp_path / "r/two.txt"), str(tmp_path / "gpt.sh"))
     job = json.loads(out)["calibration"]["jobs"][0]
     assert job["name"] and job["calibrated_step_s"] > job["step_s"]   # slower NICs, longer modelled step
+
+
+def _without_device_lines(text: str) -> str:
+    return "\n".join(l for l in text.splitlines() if not l.startswith("#  Rank")) + "\n"
+
+
+def test_a_run_without_device_lines_takes_its_shape_from_nccls_comm_line(tmp_path, capsys):
+    # NVIDIA/nccl#1453: mpirun -prepend-rank output with NCCL_DEBUG=INFO, no `#  Rank` lines
+    half = nccl_tests_text("all_reduce_perf", ["node01", "node02"], 8, lambda s: min(185.0, s / 2e5))
+    comm = "node01:1:1 [0] NCCL INFO comm 0x5639e9f0e8c0 rank 0 nRanks 16 nNodes 2 localRanks 8 localRank 0 MNNVL 0\n"
+    text = comm + _without_device_lines(half)
+    (t,) = read_log("ar.txt", text).tests
+    assert t.devices == [] and t.comm_shape == (16, 2)
+    code, out = _cli(tmp_path, capsys, {"inventory.yaml": inventory("infiniband"), "ar.txt": text},
+                     "model", "--inventory", str(tmp_path / "inventory.yaml"), str(tmp_path / "ar.txt"))
+    assert ": 16 ranks on 2 node(s)" in out and "expected 369.68 from the inventory (50%)" in out
+
+
+def test_model_says_why_a_run_is_not_modelled(tmp_path, capsys):
+    half = nccl_tests_text("all_reduce_perf", ["node01", "node02"], 8, lambda s: min(185.0, s / 2e5))
+    unnamed = half.replace("# Collective test starting: all_reduce_perf\n", "")
+    code, out = _cli(tmp_path, capsys, {"inventory.yaml": inventory("infiniband"), "r.txt": unnamed},
+                     "model", "--inventory", str(tmp_path / "inventory.yaml"), str(tmp_path / "r.txt"))
+    assert "expected: not modelled — the log does not name the test" in out
+    code, out = _cli(tmp_path / "b", capsys, {"inventory.yaml": inventory("infiniband"),
+                                              "all_reduce_perf.txt": _without_device_lines(half)},
+                     "model", "--inventory", str(tmp_path / "b" / "inventory.yaml"),
+                     str(tmp_path / "b" / "all_reduce_perf.txt"))
+    assert "expected: not modelled — the log shows neither device lines nor NCCL's comm line" in out
