@@ -43,6 +43,7 @@ class Evaluator(Reading, ControlFlow, Expansion, Arithmetic, CommandOutput, Buil
         self.steps = 0
         self.held = 0             # pieces kept by recorded assignments and commands (MAX_HELD_PIECES)
         self.assumed_unset = 0    # `${X:-d}` defaults taken for variables the script never sets
+        self.assumed_vars: set[str] = set()   # variables assigned from such a default, read as "assumed" too
         self.overflows: set[str] = set()  # bounds already reported for this script
         self.parent: Command | None = None
         self.nested = False
@@ -186,6 +187,7 @@ class Evaluator(Reading, ControlFlow, Expansion, Arithmetic, CommandOutput, Buil
             index = self._scalar_text(idx, f) if idx is not None else None
         op = "+=" if any(c.type == "+=" for c in n.children) else "="
         nspan = f.span(n)
+        assumed_before = self.assumed_unset
         if value_node is None:
             a, b = f.rng(n)
             vspan = f.pt.span(b, b)
@@ -219,6 +221,12 @@ class Evaluator(Reading, ControlFlow, Expansion, Arithmetic, CommandOutput, Buil
             value = Word(segs, value.span)
             op = "="
         self._hold(len(segs) + (sum(len(w.parts) for w in elements) if elements else 0), nspan)
+        # `TP=${HL_TP:-2}`: TP holds a default the caller may replace; a guard that exits on it later
+        # says the caller does (netlint.shell.control._clauses)
+        if self.assumed_unset > assumed_before:
+            self.assumed_vars.add(name)
+        elif op == "=":
+            self.assumed_vars.discard(name)
         old = self.env.get(name)
         was_exported = bool(old and old.exported)
         exp = was_exported if exported is None else (exported or was_exported)

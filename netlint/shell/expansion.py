@@ -182,6 +182,8 @@ class Expansion:
                        name=name)
 
     def _var(self, name: str, index: str | None, span: Span, quoted: bool, f: Frame) -> list:
+        if name in self.assumed_vars:
+            self.assumed_unset += 1
         v = self._lookup(name, span)
         if v is None:
             return [_useg(self._missing(name, span))]

@@ -244,3 +244,27 @@ def test_a_heredoc_line_that_continues_a_command_is_left_to_the_reader():
         """)
     cat = [c for c in s.commands if c.name == "cat"]
     assert cat and not s.errors
+
+
+def test_exit_guard_on_a_variable_holding_a_default_does_not_end_the_script():
+    # HabanaAI's run_mixtral.sh: TP=${HL_TP:-2}, then `exit 1` when TP != 1 without expert TP — with the
+    # defaults alone the script would stop, so the caller sets HL_TP; the launch after it is still read
+    s = sh("""
+        TP=${HL_TP:-2}
+        EXPERT_TP=${HL_EXPERT_TP:-0}
+        if [[ $EXPERT_TP -eq 0 && $TP -ne 1 ]]; then
+            echo "When using TP, MOE must also be configured with TP"
+            exit 1
+        fi
+        export NCCL_DEBUG=INFO
+        """)
+    assert s.variables["NCCL_DEBUG"].value == "INFO"
+    # a value the script sets itself still decides: this guard ends the script
+    t = sh("""
+        TP=2
+        if [[ $TP -ne 1 ]]; then
+            exit 1
+        fi
+        export NCCL_DEBUG=INFO
+        """)
+    assert "NCCL_DEBUG" not in t.variables
