@@ -49,7 +49,7 @@ class NicScriptLoader(Loader):
         if not any(m in text for m in _MARKERS):
             return False
         reader = _ScriptReader(src)
-        if not (reader.commands or reader.skipped or reader.unknown):
+        if not (reader.commands or reader.skipped or reader.unknown or reader.written):
             return False
         self._last = (src, reader)  # load() follows claims() for the same file: evaluated once
         return True
@@ -76,6 +76,10 @@ class _ScriptReader:
         self.unknown: list[tuple[Any, str]] = []  # (word, what) values only the run knows
         script = parse_script(src, follow_sources=False)
         self.fork_kinds = script.fork_kinds
+        # here-documents that write NIC setup commands to another script (spiderpool's rdma-qos.sh writes
+        # /usr/local/bin/rdma_qos.sh and runs it from a systemd unit): their commands are that script's
+        self.written = [h for h in script.heredocs
+                        if h.target is not None and any(m in (h.body.text or "") for m in _MARKERS)]
         seen: set = set()
         for cmd in script.commands:
             if (cmd.span.start, cmd.span.end) in seen:
@@ -92,6 +96,11 @@ class _ScriptReader:
             yield Finding("NL012", f"{len(self.skipped)} NIC setup command(s) run only under a condition netlint "
                                    f"cannot decide (first: `{_shown(first)}`); their values are not read",
                           first.span, Severity.INFO, key="nic-script:conditional")
+        for h in self.written:
+            yield Finding("NL012", f"NIC setup commands in a here-document written to `{_text(h.target) or h.target.text}` "
+                                   "are not read: they run when that script runs, and netlint reads only the "
+                                   "commands of this one", h.span, Severity.INFO,
+                          key=f"nic-script:heredoc:{h.span.line}")
         for word, what in self.unknown:
             reason = getattr(word.value, "reason", "known only when the script runs")
             yield Finding("NL012", f"{what} is not read: its value is unknown ({reason})", word.span,

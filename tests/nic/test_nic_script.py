@@ -96,6 +96,17 @@ def test_for_loop_over_a_known_array_is_read(tmp_path):
         assert [f.code for f in findings] == ["NL012"], words
 
 
+def test_setup_commands_written_to_another_script_are_said_not_read(tmp_path):
+    # spiderpool rdma-qos.sh: `cat <<"S_EOF" >> /usr/local/bin/rdma_qos.sh` holds every mlnx_qos line
+    text = ('#!/bin/bash\ncat <<"EOF" > /usr/local/bin/qos.sh\nmlnx_qos -i eth0 --trust dscp --pfc 0,0,0,1,0,0,0,0\n'
+            "EOF\nbash /usr/local/bin/qos.sh\n")
+    path, nics, findings, formats = _script(tmp_path, text)
+    (f,) = findings
+    assert f.code == "NL012" and (f.span.line, f.span.col) == (2, 5)
+    assert "here-document written to `/usr/local/bin/qos.sh` are not read" in f.message
+    assert nics == []
+
+
 def test_queries_are_not_setup_commands(tmp_path):
     # spiderpool setNicRdmaMode.sh: `mlxconfig … q` under a condition is no unread setting
     text = ("if [ -n \"$X\" ]; then\n  mlxconfig -d $DEV q\n  mlxconfig -d $DEV -y set CNP_DSCP_P1=48\nfi\n"
