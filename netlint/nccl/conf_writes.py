@@ -244,9 +244,10 @@ def _in_strings(cmd: Any, text: str | None, posix: bool, conf_file: str | None, 
     return out
 
 
-def string_script(file: str, segs: list) -> Any:
+def string_script(file: str, segs: list, build_step: bool = False) -> Any:
     """Evaluate text made of shell pieces (each character keeps where it was written) as a script
-    of ``file``: nothing runs, no file is sourced."""
+    of ``file``: nothing runs, no file is sourced. ``build_step``: a Dockerfile ``RUN``, whose
+    ``a && b`` runs ``b`` in every image that builds (a failing ``a`` fails the build)."""
     from netlint.shell.evaluator import Evaluator
     from netlint.shell.model import Script
     from netlint.shell.provenance import ProvText
@@ -254,6 +255,7 @@ def string_script(file: str, segs: list) -> Any:
 
     script = Script(file=file)
     ev = Evaluator(script, {}, None)
+    ev.build_step = build_step
     try:
         ev.run_text(ProvText.of_segs(segs), file, None, header=False)
     except (_Exit, _Return, RecursionError):
@@ -308,4 +310,4 @@ def run_script(file: str, file_text: str, offsets: list[int], start: int) -> Any
             segs[-1] = Seg(last.text + file_text[o], ft, last.ostart, o + 1)
         else:
             segs.append(Seg(file_text[o], ft, o, o + 1))
-    return string_script(file, segs)
+    return string_script(file, segs, build_step=True)

@@ -36,6 +36,7 @@ class Evaluator(Reading, ControlFlow, Expansion, Arithmetic, CommandOutput, Buil
         self.functions: dict[str, tuple[Any, Frame]] = {}
         self.returns: list[list[dict[str, Var]]] = []   # per function call: environments of early returns
         self.cond = 0           # > 0 inside undecided branches / loop bodies
+        self.build_step = False  # a Dockerfile RUN: every command of an `a && b` chain ran in a built image
         self.branch: tuple = ()   # (fork number, arm) of each undecided branch we are in
         self.forks = 0
         self.depth = 0
@@ -167,7 +168,11 @@ class Evaluator(Reading, ControlFlow, Expansion, Arithmetic, CommandOutput, Buil
             return
         left, op, right = kids
         r = self._condition(left, f)
-        if r is None:
+        if r is None and op.type == "&&" and self.build_step:
+            # Dockerfile `RUN a && b`: the instruction fails — and the build with it — unless b ran
+            # (Dockerfile reference, RUN: "the command is run … and the image is committed")
+            run_right(right)
+        elif r is None:
             self._fork([lambda: run_right(right), lambda: None])
         elif (r and op.type == "&&") or (not r and op.type == "||"):
             run_right(right)

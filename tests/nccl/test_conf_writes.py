@@ -111,3 +111,20 @@ def test_echo_options_decide_escapes_as_bash_does(tmp_path):
     # -e then -n: escapes on; -e then -E: off, so the `\\n` stays in one (odd) line
     assert rows == [("NCCL_ALGO", "Ring", 2, 13), ("NCCL_PROTO", "Simple", 2, 29),
                     ("NCCL_DEBUG", "WARN\\nNCCL_IB_HCA=mlx5_0", 3, 13)]
+
+
+def test_dockerfile_run_and_chain_writes_are_not_conditional(tmp_path):
+    # aws/deep-learning-containers Dockerfile.gpu: `RUN mv … && echo NCCL_DEBUG=INFO >> /etc/nccl.conf`;
+    # a failing `mv` fails the build, so every image that exists has the line
+    report = lint_repo(tmp_path, {"Dockerfile": """\
+        FROM nvcr.io/nvidia/pytorch:24.05-py3
+        RUN mv /opt/mpi/bin/mpirun /opt/mpi/bin/mpirun.real \\
+         && echo NCCL_DEBUG=INFO >> /etc/nccl.conf
+        """})
+    (env,) = _confs(report)
+    (var,) = env.variables
+    assert var.key == "NCCL_DEBUG" and not var.conditional
+    assert at(only(report, "NCCL314")) == (3, 21)
+    # the same chain in a script is a condition: the echo runs only if mv succeeds
+    script = lint_repo(tmp_path / "sh", {"setup.sh": "mv /a /b && echo NCCL_DEBUG=INFO >> /etc/nccl.conf\n"})
+    assert [v.conditional for e in _confs(script) for v in e.variables] == [True]
