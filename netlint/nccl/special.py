@@ -65,25 +65,41 @@ def _debug(value: str, version) -> list[Problem]:
     return [Problem("invalid", msg, "error", fix=hint)]
 
 
+# NCCL 2.30.7 parses these lists with ncclParamBitsetOf, which rejects the whole value on one unknown
+# token (src/include/param/parser_bitset.h); up to 2.30.4 each token was strcasecmp'd and an unknown
+# one skipped (NVIDIA/nccl v2.30.4-1 src/debug.cc L93-140)
+STRICT_BITSETS = (2, 30, 7)
+
+
 def _bitset(name: str, tokens: tuple[str, ...], default: str):
     def check_bits(value: str, version) -> list[Problem]:
         text = value.strip()
         body_at = len(value) - len(value.lstrip())
         if text.startswith("^"):
             text, body_at = text[1:], body_at + 1
+        strict = version is not None and not before(version, STRICT_BITSETS)
+        lenient = version is not None and before(version, STRICT_BITSETS)
         if ";" in text:
             at = value.index(";")
-            return [Problem("invalid", f"{name}={value} separates entries with ';'; NCCL wants ',' and "
-                            f"drops the whole value (keeps {default})", "error", at, at + 1,
-                            fix=value.replace(";", ","))]
+            then = (f"NCCL drops the whole value (keeps {default})" if strict else
+                    "NCCL before 2.30.7 reads the ';'-joined words as one unknown entry and skips it" if lenient
+                    else f"NCCL 2.30.7 and later drop the whole value (keep {default}); earlier releases read the "
+                         f"';'-joined words as one unknown entry and skip it")
+            return [Problem("invalid", f"{name}={value} separates entries with ';'; NCCL wants ',': {then}",
+                            "error", at, at + 1, fix=value.replace(";", ","))]
         pos = body_at
         for tok in text.split(","):
             t = tok.strip()
             if t and t.upper() not in tokens:   # empty entries: NCCL's handling unconfirmed, no guess
                 start = pos + (len(tok) - len(tok.lstrip()))
-                return [Problem("invalid", f"{name}: '{t}' is not one of {', '.join(tokens)}; one unknown "
-                                f"entry makes NCCL drop the whole value (it keeps {default})", "error",
-                                start, start + len(t))]
+                head = f"{name}: '{t}' is not one of {', '.join(tokens)}"
+                if strict:
+                    return [Problem("invalid", f"{head}; one unknown entry makes NCCL drop the whole value "
+                                    f"(it keeps {default})", "error", start, start + len(t))]
+                then = ("NCCL before 2.30.7 skips it and applies the other entries" if lenient else
+                        f"NCCL up to 2.30.4 skips it; from 2.30.7 one unknown entry makes NCCL drop the whole "
+                        f"value (it keeps {default})")
+                return [Problem("invalid", f"{head}: {then}", "warning", start, start + len(t))]
             pos += len(tok) + 1
         return []
     return check_bits

@@ -12,7 +12,7 @@ Every rule here models a parser in NCCL's source (SRC = NVIDIA/nccl@5067397c, 2.
 - ``NCCL_ALGO``/``NCCL_PROTO``: ``parseList()`` (``graph/tuning.cc:55-135``): tokens not trimmed, an
   unknown token fails with ``ncclInvalidUsage`` (§2.6);
 - ``NCCL_DEBUG``/``NCCL_DEBUG_SUBSYS``: case-insensitive, trimmed; an unknown level turns logging off and
-  one unknown subsystem drops the whole value (§2.7);
+  one unknown subsystem drops the whole value from NCCL 2.30.7 (earlier releases skip it) (§2.7);
 - the closed string sets of §2.8 and the ranges of §2.9.
 
 :func:`check` returns :class:`Problem` objects; rules decide which to report (``kind``): ``invalid``

@@ -122,3 +122,17 @@ def test_several_address_ranges_say_which_one_nccl_uses():
     (p,) = check("NCCL_IB_ADDR_RANGE", "10.1.0.0/16,10.2.0.0/16", None)
     assert "it uses 10.1.0.0/16 and the rest is never read" in p.message and "ignores it" not in p.message
 
+
+
+@pytest.mark.parametrize("version,severity,says", [
+    ("2.30.7", "error", "one unknown entry makes NCCL drop the whole value (it keeps INIT,BOOTSTRAP,ENV)"),
+    ("2.21.5", "warning", "NCCL before 2.30.7 skips it and applies the other entries"),
+    (None, "warning", "NCCL up to 2.30.4 skips it; from 2.30.7 one unknown entry makes NCCL drop the whole value"),
+])
+def test_an_unknown_debug_subsystem_is_judged_by_the_release(version, severity, says):
+    # NVIDIA/nccl v2.30.4-1 src/debug.cc strcasecmp's each token and skips an unknown one; 2.30.7's
+    # ncclParamBitsetOf rejects the value (Google's MLPerf maxtext job sets ...,VERSION with NCCL 2.21)
+    from netlint.nccl.registry import vtuple
+
+    (p,) = check("NCCL_DEBUG_SUBSYS", "INIT,GRAPH,ENV,VERSION", vtuple(version))
+    assert p.severity == severity and says in p.message and (p.start, p.end) == (15, 22)

@@ -37,7 +37,8 @@ class InvalidValue(Rule):
     The finding points at the offending token.
 
     Why: NCCL reports almost none of these. A bad level or family is ignored silently, a bad
-    `NCCL_DEBUG` turns logging *off*, one unknown `NCCL_DEBUG_SUBSYS` entry drops the whole value,
+    `NCCL_DEBUG` turns logging *off*, one unknown `NCCL_DEBUG_SUBSYS` entry drops the whole value from NCCL 2.30.7 (releases up
+    to 2.30.4 skip the entry: a warning unless the repo pins 2.30.7 or later),
     and an unknown `NCCL_ALGO`/`NCCL_PROTO` token makes every communicator fail with
     `ncclInvalidUsage`.
 
@@ -52,7 +53,7 @@ class InvalidValue(Rule):
     exact, case-sensitive names, else a legacy integer, else ignored), `src/graph/tuning.cc` L55-135
     (`NCCL_ALGO`/`NCCL_PROTO` grammar; "Unrecognized element token" → `ncclInvalidUsage`) and L17-33
     (`NCCL_NTHREADS` clamped), `src/debug.cc` L45-78 (`NCCL_DEBUG` levels, `NCCL_DEBUG_SUBSYS`
-    subsystems), `src/transport/net_ib/connect.cc` L103-108 (`NCCL_IB_ADDR_FAMILY`); NCCL User
+    subsystems; v2.30.4-1 `src/debug.cc` L93-140 skips an unknown subsystem), `src/transport/net_ib/connect.cc` L103-108 (`NCCL_IB_ADDR_FAMILY`); NCCL User
     Guide, Environment Variables; `ibv_modify_qp(3)` (`retry_cnt` is 3 bits); NVIDIA/nccl#1814,
     #432; FlagAI-Open/FlagAI `run_multi.sh` (`NCCL_DEBUG=debug`); netlint's registry
     `netlint/data/nccl-env.tsv` (`allowed` column).
