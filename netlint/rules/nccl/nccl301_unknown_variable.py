@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import re
 from typing import Iterator
 
 from netlint.findings import Finding, Fix, Severity
@@ -10,6 +11,15 @@ from netlint.rules.base import Rule
 
 # Misspelt prefixes worth a look (CCL_NET_GDR_LEVEL: NERSC/podman-hpc#136; NCLL_, NCC_ typos).
 _NEAR_PREFIXES = ("NCC_", "NCLL_", "NCL_", "CCL_", "NNCL_", "NCCL")
+
+
+# Where an NCCL install lives, as build systems and site modules name it: PyTorch's
+# cmake/Modules/FindNCCL.cmake reads NCCL_INCLUDE_DIR, NCCL_LIB_DIR, NCCL_VERSION, NCCL_ROOT(_DIR);
+# nccl-tests' src/Makefile NCCL_HOME (NVIDIA/nccl-tests@a0b82b22 L18-20); HPC module files export
+# NCCL_LIBRARY_DIR and the like. Scripts set and forward them (`mpirun -x NCCL_HOME`); NCCL never reads them.
+INSTALL_LOCATION = re.compile(r"NCCL_(?:HOME|ROOT|ROOT_DIR|DIR|PREFIX|PATH|INSTALL_(?:DIR|PATH|PREFIX)|VERSION|"
+                              r"INC|INCLUDE|INC_DIR|INCLUDE_DIR|INCLUDE_DIRS|LIB|LIBDIR|LIB_DIR|LIBRARY|LIBRARIES|"
+                              r"LIBRARY_DIR|LIBRARY_PATH)\Z")
 
 
 class UnknownVariable(Rule):
@@ -23,7 +33,9 @@ class UnknownVariable(Rule):
     in NCCL's source (`NCCL_NET_MAX_REQUESTS`): the message says so. A name some file of the
     repository expands (`$NCCL_TEST`, `${NCCL_TEST:-all_reduce}` in `run.sub`) is the repo's own
     parameter, not an NCCL setting, and is not reported (`NCCL_X=$NCCL_X`, passing the value on under
-    its own name, does not count as a read).
+    its own name, does not count as a read). Nor are the names builds and site modules use for where
+    NCCL is installed (`NCCL_HOME`, `NCCL_INCLUDE_DIR`, `NCCL_LIB_DIR`, `NCCL_ROOT`, `NCCL_VERSION`): no
+    one expects NCCL to read them.
 
     Why: NCCL never reports a misspelt variable; it simply never reads it, so the setting silently
     does nothing (NCCL looks each knob up by name). Environment names are case-sensitive.
@@ -62,6 +74,8 @@ class UnknownVariable(Rule):
                 continue
             if stacks.stack_of(name) or stacks.known(name):
                 continue   # a plugin's or RCCL's NCCL_* name (NCCL_GPUDIRECTTCPX_*, NCCL_RINGS_REMAP): NCCL325's
+            if INSTALL_LOCATION.match(name):
+                continue   # where NCCL is installed, for builds and modules: no one expects NCCL to read it
             if name.startswith("NCCL_"):
                 if name in CONSTANTS:
                     yield self.finding(
