@@ -17,8 +17,10 @@ class IbHcaMissingRails(Rule):
     is XC602's.
 
     Why: NCCL uses only the HCAs it is given, so the other rails carry no traffic: a node with 8
-    rails and 4 HCAs listed has half its scale-out bandwidth. HCAs are also paired by position
-    across nodes, so every node should list all rail HCAs in the same order.
+    rails and 4 HCAs listed has half its scale-out bandwidth; a list that leaves none (`^mlx5` on
+    ConnectX nodes) is an error: the IB transport finds no device and NCCL runs over TCP sockets.
+    HCAs are also paired by position across nodes, so every node should list all rail HCAs in the
+    same order.
 
     Not on an EFA fabric (inventory `transport: efa`): NCCL's IB transport skips EFA devices (their
     link layer is neither InfiniBand nor Ethernet) and the aws-ofi-nccl plugin does not read
@@ -69,9 +71,15 @@ class IbHcaMissingRails(Rule):
                 names = [n.hca.value for n in rails]
                 collide = any(a != b and b.startswith(a) for a in names for b in all_hcas)
                 new = ("=" if lst.exact or collide else "") + ",".join(names)
+                if chosen:
+                    msg = (f"NCCL_IB_HCA={var.known} selects {len(chosen)} of the {len(rails)} rail HCAs the "
+                           f"inventory lists (missing {summary([n.hca.value for n in missing])}): those rails "
+                           f"carry no NCCL traffic")
+                else:   # `^mlx5` on an all-mlx5 node: IB finds no device (init.cc "No device found")
+                    msg = (f"NCCL_IB_HCA={var.known} selects none of the {len(rails)} rail HCAs the inventory "
+                           f"lists: NCCL's IB transport opens no device ('NET/IB : No device found') and, "
+                           f"unless an RDMA device outside the inventory matches, NCCL falls back to TCP sockets")
                 yield self.finding(
-                    f"NCCL_IB_HCA={var.known} selects {len(chosen)} of the {len(rails)} rail HCAs the inventory "
-                    f"lists (missing {summary([n.hca.value for n in missing])}): those rails carry no NCCL traffic",
-                    var.span, key="NCCL_IB_HCA",
+                    msg, var.span, key="NCCL_IB_HCA", severity=None if chosen else Severity.ERROR,
                     fix=value_fix(var, new, ws, "list every rail HCA of the inventory", safe=False),
                     related=(Related(missing[0].hca.span, f"inventory NIC {missing[0].hca.value}"),))

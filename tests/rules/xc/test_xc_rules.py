@@ -112,6 +112,18 @@ def test_missing_rails_fix_lists_inventory_hcas():
     assert f.fix.edits[0].replacement == "mlx5_0,mlx5_1,mlx5_2,mlx5_3"
 
 
+def test_a_list_that_excludes_every_rail_hca_is_an_error(tmp_path):
+    # MLPerf run.sub copied from a GB200 folder: `export NCCL_IB_HCA="^mlx5"` on ConnectX-7 nodes
+    from netlint.findings import Severity
+    from tests.conftest import lint_repo
+
+    inv = (HERE / "XC603" / "bad" / "inventory.yaml").read_text()
+    report = lint_repo(tmp_path, {"inventory.yaml": inv, "env.sh": 'export NCCL_IB_HCA="^mlx5"\n'})
+    f = _only(report, "XC603")
+    assert (f.span.line, f.span.col) == (1, 20) and f.severity is Severity.ERROR
+    assert "selects none of the 4 rail HCAs" in f.message and "falls back to TCP sockets" in f.message
+
+
 def test_efa_settings_on_an_efa_fabric_are_silent():
     report = run_lint(HERE / "XC606" / "good_efa")
     assert [f for f in report.findings if f.code == "XC606"] == []
