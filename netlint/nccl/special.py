@@ -96,10 +96,12 @@ def _bitset(name: str, tokens: tuple[str, ...], default: str):
                 if strict:
                     return [Problem("invalid", f"{head}; one unknown entry makes NCCL drop the whole value "
                                     f"(it keeps {default})", "error", start, start + len(t))]
+                # GCP's stock GPUDirect-TCPX environment sets NCCL_DEBUG_SUBSYS=INIT,GRAPH,ENV,TUNING,NET,VERSION:
+                # harmless before 2.30.7, so info unless the pinned release rejects it
                 then = ("NCCL before 2.30.7 skips it and applies the other entries" if lenient else
                         f"NCCL up to 2.30.4 skips it; from 2.30.7 one unknown entry makes NCCL drop the whole "
                         f"value (it keeps {default})")
-                return [Problem("invalid", f"{head}: {then}", "warning", start, start + len(t))]
+                return [Problem("invalid", f"{head}: {then}", "info", start, start + len(t))]
             pos += len(tok) + 1
         return []
     return check_bits

@@ -17,6 +17,14 @@ def test_no_rename_beside_the_tcpxo_plugin(tmp_path):
     assert at(f) == (2, 8) and f.fix is None and "keep it here" in f.message
 
 
+def test_beside_the_tcpx_plugin_the_tcpxo_checker_is_not_quoted(tmp_path):
+    # an A3 (TCPX) script that sets 8: the a3plus checker's "=4" is TCPXO's, not this plugin's
+    report = lint_repo(tmp_path, {"run.sh": "export NCCL_GPUDIRECTTCPX_FORCE_ACK=0\nexport NCCL_MIN_NCHANNELS=8\n"})
+    (f,) = _306(report)
+    assert at(f) == (2, 8) and f.fix is None
+    assert "no rename is offered beside GCP's GPUDirect-TCPX plugin" in f.message and "=4" not in f.message
+
+
 def test_rename_offered_elsewhere(tmp_path):
     report = lint_repo(tmp_path, {"run.sh": "export NCCL_MIN_NCHANNELS=4\n"})
     (f,) = _306(report)

@@ -38,7 +38,8 @@ class InvalidValue(Rule):
 
     Why: NCCL reports almost none of these. A bad level or family is ignored silently, a bad
     `NCCL_DEBUG` turns logging *off*, one unknown `NCCL_DEBUG_SUBSYS` entry drops the whole value from NCCL 2.30.7 (releases up
-    to 2.30.4 skip the entry: a warning unless the repo pins 2.30.7 or later),
+    to 2.30.4 skip the entry — GCP's stock TCPX environment lists `VERSION` — so info unless the
+    repo pins 2.30.7 or later),
     and an unknown `NCCL_ALGO`/`NCCL_PROTO` token makes every communicator fail with
     `ncclInvalidUsage`.
 

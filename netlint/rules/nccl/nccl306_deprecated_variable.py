@@ -66,9 +66,12 @@ class DeprecatedVariable(Rule):
             msg = f"{var.key} is deprecated{when}" + (f"; use {new}" if new else "")
             fix = None
             target = info.renames_to
-            if var.key == "NCCL_MIN_NCHANNELS" and _gcp_tcpx(ws, env):
+            if var.key == "NCCL_MIN_NCHANNELS" and _gcp_tcpxo(ws, env):
                 msg = (f"{var.key} is deprecated{when} ({new} replaces it), but keep it here: the guest config "
-                       "checker of GCP's GPUDirect-TCPX/TCPXO plugin requires NCCL_MIN_NCHANNELS=4 by that name")
+                       "checker of GCP's GPUDirect-TCPXO plugin requires NCCL_MIN_NCHANNELS=4 by that name")
+            elif var.key == "NCCL_MIN_NCHANNELS" and _gcp_tcpx(ws, env):
+                msg = (f"{var.key} is deprecated{when} ({new} replaces it); no rename is offered beside GCP's "
+                       "GPUDirect-TCPX plugin, whose environments set it by this name")
             elif target and target not in env.names():
                 new_info = reg.get(target)
                 ok = version is not None and new_info is not None and new_info.read_by(version)
@@ -77,6 +80,14 @@ class DeprecatedVariable(Rule):
 
 
 _GCP_PLUGIN = ("NCCL_FASTRAK_", "NCCL_SHIMNET_", "NCCL_GPUDIRECTTCPX_")
+
+
+def _gcp_tcpxo(ws, env) -> bool:
+    """GCP's GPUDirect-TCPXO (A3 Mega: the FasTrak/shimnet plugin with the a3plus guest config checker)."""
+    from netlint.rules.nccl._common import transport
+
+    return (transport(ws) or "") == "gpudirect-tcpxo" or any(
+        n.startswith(("NCCL_FASTRAK_", "NCCL_SHIMNET_")) for n in env.names())
 
 
 def _gcp_tcpx(ws, env) -> bool:
