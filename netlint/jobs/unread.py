@@ -109,6 +109,11 @@ def unread_launches(script: "Script", built: list["TrainingJob"]) -> Iterator[Fi
     from netlint.jobs.launch import find_launch
 
     launched = {id(j.launch) for j in built}
+    for j in built:   # `deepspeed … bash -c "$CMD"`: the job is the python inside; the wrapper was read too
+        parent = getattr(j.launch, "parent", None)
+        while parent is not None:
+            launched.add(id(parent))
+            parent = parent.parent
     for cmd in script.commands:
         if id(cmd) in launched or not cmd.argv or not _looks_like_training(cmd):
             continue

@@ -242,3 +242,19 @@ def test_an_optional_prefix_from_the_environment_does_not_hide_the_launcher_afte
     assert not jobs(other)
     [(line, col, msg)] = nl012(other)
     assert (line, col) == (2, 7) and msg.startswith("launch not read: the command `${LAUNCHER}` is unknown")
+
+
+WRAPPED = """#!/bin/bash
+CMD="cd $ROOT/md && python3 -u ./pretrain_gpt.py --tensor-model-parallel-size 4 --num-layers 8 --hidden-size 1024 \\
+ --num-attention-heads 16 --seq-length 1024 --max-position-embeddings 1024 --micro-batch-size 1 --global-batch-size 8"
+deepspeed --num_nodes 1 --num_gpus 8 --no_python /usr/bin/bash -c "$CMD"
+"""
+
+
+def test_a_launcher_whose_job_was_built_from_its_bash_c_string_is_not_said_unread(tmp_path):
+    # HabanaAI Model-References run_bloom13b.sh: only the `cd` path in the string is unknown; the python
+    # launch inside is the job (world 8, TP 4), so "launch not read" on the deepspeed line was false
+    report = lint_repo(tmp_path, {"run.sh": WRAPPED})
+    (job,) = jobs(report)
+    assert job.int("world_size") == 8 and job.int("tp") == 4
+    assert [m for _, _, m in nl012(report) if m.startswith("launch not read")] == []
