@@ -221,13 +221,16 @@ class _ScriptReader:
         text = self._value(tos, "cma_roce_tos -t")
         if text is None or not text.strip().isdigit():
             return
-        if dev is not None and _text(dev) is None or port is not None and not (_text(port) or "").isdigit():
-            return  # which device or port it sets is known only when the script runs
+        if port is not None and not (_text(port) or "").isdigit():
+            return  # which port it sets is known only when the script runs
+        label = None
+        if dev is not None and _text(dev) is None:  # `-d "$dev"`: a device the run names, kept apart by name
+            label, dev = _written(dev, cmd), None
         self.commands += 1
         # the tool's defaults: device mlx5_0, port 1 (its `-d`/`-p` help)
         p = int(_text(port)) if port is not None else 1
-        ident = dev if dev is not None else _Named("mlx5_0", cmd.span)
-        b = self._builder("ib", ident, p, "nic-script", cmd.span)
+        ident = dev if dev is not None or label is not None else _Named("mlx5_0", cmd.span)
+        b = self._builder("ib", ident, p, "nic-script", cmd.span, label)
         b.put("cma_roce_tos", int(text), tos.span, layer="runtime", via="cma_roce_tos -t", raw=text, port=p)
 
     def _mlxconfig(self, cmd, argv) -> None:

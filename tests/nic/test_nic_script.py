@@ -107,6 +107,16 @@ def test_setup_commands_written_to_another_script_are_said_not_read(tmp_path):
     assert nics == []
 
 
+def test_cma_roce_tos_on_a_loop_variable_device_is_read(tmp_path):
+    # DDN's verify_ddn_roce_tuning.sh shape: one ToS per RDMA device of a list
+    path, nics, findings, formats = _script(tmp_path, 'DEVS=("mlx5_0" "mlx5_1")\nfor dev in "${DEVS[@]}"; do\n'
+                                                      '  cma_roce_tos -d "$dev" -t 106\ndone\n')
+    assert "nic-script" in formats and findings == []
+    (nic,) = nics
+    assert nic.name == "$dev"
+    assert nic.cma_roce_tos.runtime.value == 106 and pos(nic.cma_roce_tos.runtime) == (3, 29)
+
+
 def test_queries_are_not_setup_commands(tmp_path):
     # spiderpool setNicRdmaMode.sh: `mlxconfig … q` under a condition is no unread setting
     text = ("if [ -n \"$X\" ]; then\n  mlxconfig -d $DEV q\n  mlxconfig -d $DEV -y set CNP_DSCP_P1=48\nfi\n"
