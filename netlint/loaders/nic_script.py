@@ -33,6 +33,9 @@ from netlint.source import SourceFile
 _MARKERS = ("mlnx_qos", "cma_roce_tos", "/ecn/roce_", "/traffic_class", "/qos/trust", "default_roce_tos",
             "default_roce_mode", "/cc_params/", "mlxconfig", "mstconfig")
 _WRAPPERS = ("sudo", "nohup", "exec", "command", "time")
+# a setting command (not a query) inside `$(…)`: mlnx_qos with a setting option, cma_roce_tos -t, mlxconfig set
+_SETTER = re.compile(r"\bmlnx_qos\b.*\s--?(?:trust|pfc|f|dscp2prio|p|prio_tc|cable_len)\b|\bcma_roce_tos\b.*\s-t\b|"
+                     r"\b(?:mlxconfig|mstconfig)\b.*\sset\b")
 _MLNX_VALUE_OPTS = {"-i": "interface", "--interface": "interface", "--trust": "trust", "-f": "pfc",
                     "--pfc": "pfc", "--dscp2prio": "dscp2prio", "-p": "prio_tc", "--prio_tc": "prio_tc",
                     "--cable_len": "cable_len"}
@@ -49,7 +52,7 @@ class NicScriptLoader(Loader):
         if not any(m in text for m in _MARKERS):
             return False
         reader = _ScriptReader(src)
-        if not (reader.commands or reader.skipped or reader.unknown or reader.written):
+        if not (reader.commands or reader.skipped or reader.unknown or reader.written or reader.substituted):
             return False
         self._last = (src, reader)  # load() follows claims() for the same file: evaluated once
         return True
@@ -80,6 +83,10 @@ class _ScriptReader:
         # /usr/local/bin/rdma_qos.sh and runs it from a systemd unit): their commands are that script's
         self.written = [h for h in script.heredocs
                         if h.target is not None and any(m in (h.body.text or "") for m in _MARKERS)]
+        # `out=$(mlnx_qos -i "$nic" --pfc 0,0,0,0,0,0,0,0)`: a setter run for its output (DDN's
+        # verify_ddn_roce_tuning.sh); the reader does not evaluate command substitutions
+        self.substituted = list({(sp.start, sp.end): (sp, t) for sp, t in script.substitutions
+                                 if _SETTER.search(t)}.values())
         seen: set = set()
         for cmd in script.commands:
             if (cmd.span.start, cmd.span.end) in seen:
@@ -101,6 +108,12 @@ class _ScriptReader:
                                    "are not read: they run when that script runs, and netlint reads only the "
                                    "commands of this one", h.span, Severity.INFO,
                           key=f"nic-script:heredoc:{h.span.line}")
+        if self.substituted:
+            span, text = self.substituted[0]
+            more = f" (and {len(self.substituted) - 1} more)" if len(self.substituted) > 1 else ""
+            yield Finding("NL012", f"NIC setup command run inside a command substitution `$({_short_text(text)})`"
+                                   f"{more} is not read: netlint does not evaluate commands whose output a "
+                                   "script captures", span, Severity.INFO, key="nic-script:substitution")
         for word, what in self.unknown:
             reason = getattr(word.value, "reason", "known only when the script runs")
             yield Finding("NL012", f"{what} is not read: its value is unknown ({reason})", word.span,
@@ -331,3 +344,9 @@ class _WordLines:
 
     def span(self, i: int, start: int, end: int):
         return self.word.span
+
+
+def _short_text(text: str, most: int = 60) -> str:
+    first = " ".join(text.split())
+    return first if len(first) <= most else first[:most - 1] + "…"
+

@@ -151,6 +151,8 @@ class Expansion:
             if echoed is not None:
                 return echoed
             kind = "cwd" if inner_text == "pwd" else "command"
+            if len(self.script.substitutions) < 64:
+                self.script.substitutions.append((f.span(n), inner_text))
             return [_useg(Unknown(f"output of `{_short(inner_text)}`", f.span(n), kind))]
         if t == "process_substitution":
             return [_useg(Unknown("process substitution", f.span(n), "command"))]

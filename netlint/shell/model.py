@@ -405,6 +405,9 @@ class Script:
     source_files: dict[str, Path] = field(default_factory=dict)
     sbatch: dict[str, Scalar] = field(default_factory=dict)
     heredocs: list[HereDoc] = field(default_factory=list)
+    # `$(cmd …)` / backquotes whose output became an unknown value: (span, inner text); the commands in
+    # them are not evaluated, so a reader that cares (NIC setup) can say what it did not read
+    substitutions: list[tuple[Span, str]] = field(default_factory=list)
     errors: list[ShellError] = field(default_factory=list)
     notes: list[Note] = field(default_factory=list)
     comment_cuts: list[CommentCut] = field(default_factory=list)

@@ -117,6 +117,17 @@ def test_cma_roce_tos_on_a_loop_variable_device_is_read(tmp_path):
     assert nic.cma_roce_tos.runtime.value == 106 and pos(nic.cma_roce_tos.runtime) == (3, 29)
 
 
+def test_a_setter_run_inside_a_command_substitution_is_said_not_read(tmp_path):
+    # DDN verify_ddn_roce_tuning.sh: `out=$(mlnx_qos -i "$nic" --pfc 0,0,0,0,0,0,0,0)` turns PFC off
+    text = 'for nic in ens1 ens2; do\n  out=$(mlnx_qos -i "$nic" --pfc 0,0,0,0,0,0,0,0)\n  echo "$out"\ndone\n'
+    path, nics, findings, formats = _script(tmp_path, text)
+    (f,) = findings
+    assert f.code == "NL012" and (f.span.line, f.span.col) == (2, 7) and "command substitution" in f.message
+    # a query captured for its output is no setup command: nothing to say
+    path, nics, findings, formats = _script(tmp_path, 'state=$(mlnx_qos -i eth0)\nmlnx_qos -i eth0 --trust dscp\n')
+    assert [f.code for f in findings] == []
+
+
 def test_queries_are_not_setup_commands(tmp_path):
     # spiderpool setNicRdmaMode.sh: `mlxconfig … q` under a condition is no unread setting
     text = ("if [ -n \"$X\" ]; then\n  mlxconfig -d $DEV q\n  mlxconfig -d $DEV -y set CNP_DSCP_P1=48\nfi\n"
