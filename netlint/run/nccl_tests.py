@@ -59,7 +59,28 @@ TIMES = ("time", "cputime")
 
 def sniff(text: str) -> bool:
     return (("nThread " in text and " minBytes " in text and PARAMS_ANY.search(text) is not None)
-            or ("busbw" in text and "algbw" in text and ("Avg bus bandwidth" in text or HEADER.search(text) is not None)))
+            or ("busbw" in text and "algbw" in text and ("Avg bus bandwidth" in text or HEADER.search(text) is not None))
+            or _bare_rows(text))
+
+
+# a whole result row: size, count, type, redop, root, then the out-of-place and in-place columns
+_FULL_ROW = re.compile(r"\s(\d+)\s+\d+\s+(?:float|double|half|bfloat16|int8|uint8|int32|uint32|int64|uint64)\s+\w+"
+                       r"\s+-?\d+(?:\s+(?:[\d.]+|N/A)){8}[ \t]*$")
+
+
+def _bare_rows(text: str) -> bool:
+    """Result rows pasted with nothing else (aws/aws-k8s-tester#585's "Results" block): three or more.
+    Only lines of a row's length are tried, so a long line costs one substring test."""
+    if " float " not in text and " half " not in text and " bfloat16 " not in text:
+        return False
+    found = 0
+    for line in text.splitlines():
+        if len(line) < 300 and (" float " in line or " half " in line or " bfloat16 " in line) \
+                and _FULL_ROW.search(line):
+            found += 1
+            if found >= 3:
+                return True
+    return False
 
 
 # `512  128  float  sum  -1 …`: size, count and a data type, as a result row starts (nccl-tests

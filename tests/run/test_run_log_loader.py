@@ -339,3 +339,16 @@ def test_cloudwatch_console_copy():
     assert run.version.value == "2.21.5" and (run.version.span.line, run.version.span.col) == (1, 50)
     assert run.network.value == "Socket" and run.hosts == {"ip-10-36-29-253"}
 
+
+
+BARE_ROWS = "".join(
+    f"[1,0]<stdout>:  {size:>10}  {size // 4:>12}     float     sum      -1    69.10    {b}    {b}      0    "
+    f"68.73    {b}    {b}      0\n" for size, b in ((1048576, "15.17"), (2097152, "30.34"), (4194304, "60.68")))
+
+
+def test_result_rows_pasted_alone_are_read(tmp_path):
+    # aws/aws-k8s-tester#585 pastes only the rows of an all_reduce_perf run, each with mpirun's tag
+    rows = read_log("nccl_results.log", BARE_ROWS, "nccl_results.log").tests[0].rows
+    assert [(r.size, r.oop["busbw"].value) for r in rows] == [(1048576, 15.17), (2097152, 30.34), (4194304, 60.68)]
+    assert (rows[0].size_span.line, rows[0].size_span.col) == (1, 20)
+    assert sniff(BARE_ROWS) and not sniff(BARE_ROWS.splitlines(keepends=True)[0] * 2)   # one row is no table
