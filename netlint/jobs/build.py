@@ -277,6 +277,13 @@ def _fill_shape(job: TrainingJob, launch: Launch, sbatch: dict[str, Scalar]) -> 
         # outer launcher starts runs this command, so the job has the outer launcher's shape
         _fill_shape(job, outer, sbatch)
         return
+    elif (prefix := next((o["prefix"] for name, o in launch.wrappers if name == "unknown-prefix"), None)):
+        # `${MPICMD} python pretrain_gpt.py`: the prefix may be mpirun or srun, which decides the world
+        from netlint.jobs.unread import _written
+
+        job.unknown["world_size"] = Unknown(
+            f"the command starts with `{_written(prefix, launch.command)}`, set outside the script; if it is a launcher "
+            f"(mpirun, srun) it decides how many processes run", prefix.span, "other")
     else:  # a bare `python pretrain_gpt.py`: one process unless the environment says otherwise
         job.nodes = const(1, at)
         job.gpus_per_node = const(1, at)

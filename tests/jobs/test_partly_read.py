@@ -237,6 +237,14 @@ def test_an_optional_prefix_from_the_environment_does_not_hide_the_launcher_afte
     assert job.launcher == "torchrun" and job.int("world_size") == 16
     assert nl012(report) == []
     assert [at(f) for f in report.findings if f.code == "JOB408"] == [(5, 23)]
+    # before a bare python the prefix may be mpirun or srun: the world size is unknown, not 1
+    bare = NSYS.replace("CMD=( ${NSYSCMD} 'torchrun' --nproc_per_node=8 --nnodes=2 )\n", "").replace(
+        "${CMD[@]} pretrain_gpt.py", "${MPICMD} python pretrain_gpt.py")
+    mpi = lint_repo(tmp_path / "m", {"run.sh": bare})
+    (job,) = jobs(mpi)
+    assert job.int("world_size") is None and not [f for f in mpi.findings if f.code in ("JOB403", "JOB408")]
+    [(line, col, msg)] = nl012(mpi)
+    assert (line, col) == (2, 1) and "the command starts with `${MPICMD}`" in msg
     # the launcher itself from the environment is still unknown: said, not guessed
     other = lint_repo(tmp_path / "o", {"run.sh": NSYS.replace("${NSYSCMD} 'torchrun'", "${LAUNCHER}")})
     assert not jobs(other)
