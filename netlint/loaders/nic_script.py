@@ -139,7 +139,7 @@ class _ScriptReader:
             return
         if not _sets_something(name, cmd, argv):
             return  # a query (`mlxconfig … q`, `mlnx_qos -i eth0`): it sets nothing
-        if cmd.conditional and any(self.fork_kinds.get(fork) != "loop-runs" for fork, _ in cmd.branch):
+        if cmd.conditional and any(not _runs(self.fork_kinds.get(fork, "")) for fork, _ in cmd.branch):
             self.skipped.append(cmd)  # may not run (a `for` over literal words does: read)
             return
         handler(cmd, argv)
@@ -344,6 +344,17 @@ class _WordLines:
 
     def span(self, i: int, start: int, end: int):
         return self.word.span
+
+
+# commands whose success a `&&` chain of setup steps waits for: `echo 7 > …/np_cnp_prio && echo 56 > …`
+# (mlnx-tools roce_config.sh) runs the second write whenever the first one took
+_SETUP_STEPS = ("echo", "printf", "mlnx_qos", "cma_roce_tos", "mlxconfig", "mstconfig")
+
+
+def _runs(kind: str) -> bool:
+    """An undecided fork whose body runs on the script's normal path: a loop over known words, or the
+    rest of a chain of setup commands."""
+    return kind == "loop-runs" or (kind.startswith("after:") and kind[len("after:"):] in _SETUP_STEPS)
 
 
 def _short_text(text: str, most: int = 60) -> str:

@@ -173,7 +173,10 @@ class Evaluator(Reading, ControlFlow, Expansion, Arithmetic, CommandOutput, Buil
             # (Dockerfile reference, RUN: "the command is run … and the image is committed")
             run_right(right)
         elif r is None:
-            self._fork([lambda: run_right(right), lambda: None])
+            # the label names the command whose success the right side waits for (`echo 7 > f && …`), so
+            # a reader can tell a chain of writes from a test (`[ -f x ] && …`)
+            head = _head_name(left, f) if op.type == "&&" else None
+            self._fork([lambda: run_right(right), lambda: None], label=f"after:{head}" if head else "")
         elif (r and op.type == "&&") or (not r and op.type == "||"):
             run_right(right)
 
@@ -378,3 +381,18 @@ def _too_large(segs, elements, old) -> bool:
         count += len(old.elems or [])
         chars += sum(len(s.text) for s in (old.segs or [])) + sum(len(s.text) for e in (old.elems or []) for s in e)
     return pieces > MAX_VALUE_PIECES or chars > MAX_VALUE_CHARS or count > MAX_ELEMENTS
+
+
+def _head_name(node, f) -> str | None:
+    """The command name of a simple command (``echo`` of ``echo 7 > f``), without its path; None for
+    anything else (a test, a pipeline, a list)."""
+    if node.type == "redirected_statement":
+        node = node.child_by_field_name("body") or node
+    if node.type != "command":
+        return None
+    name = node.child_by_field_name("name")
+    if name is None:
+        return None
+    text = f.text(name)
+    return text.rsplit("/", 1)[-1] if text and "$" not in text else None
+

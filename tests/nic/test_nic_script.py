@@ -128,6 +128,20 @@ def test_a_setter_run_inside_a_command_substitution_is_said_not_read(tmp_path):
     assert [f.code for f in findings] == []
 
 
+def test_a_chain_of_setup_writes_is_read_but_a_test_still_decides(tmp_path):
+    # mlnx-tools roce_config.sh: `echo 7 > …/np_cnp_prio && echo 56 > …/np_cnp_dscp` — the second write
+    # runs whenever the first took; after `[ -f … ] &&` it depends on the test
+    cc = "/sys/kernel/debug/mlx5/0000:3b:00.0/cc_params"
+    text = f"echo 7 > {cc}/np_cnp_prio &&\n  echo 56 > {cc}/np_cnp_dscp\n"
+    path, nics, findings, _ = _script(tmp_path, text)
+    assert findings == []
+    (nic,) = nics
+    assert nic.cnp_dscp.runtime.value == 56 and pos(nic.cnp_dscp.runtime) == (2, 8)
+    text = f'[ -f "{cc}/np_cnp_dscp" ] && echo 56 > {cc}/np_cnp_dscp\n'
+    path, nics, findings, _ = _script(tmp_path, text)
+    assert [f.code for f in findings] == ["NL012"] and nics == []
+
+
 def test_queries_are_not_setup_commands(tmp_path):
     # spiderpool setNicRdmaMode.sh: `mlxconfig … q` under a condition is no unread setting
     text = ("if [ -n \"$X\" ]; then\n  mlxconfig -d $DEV q\n  mlxconfig -d $DEV -y set CNP_DSCP_P1=48\nfi\n"
