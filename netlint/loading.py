@@ -84,7 +84,13 @@ def _load_file(cand: Candidate, data: bytes | None = None) -> FileResult:
     kinds: set[str] = set()
     names: list[str] = []
     for loader in registry.loaders_for(src.name, src.suffix):  # only their modules are imported
-        if not _claims(loader, src):
+        try:
+            if not (loader.wants(src.name, src.suffix) and loader.claims(src)):
+                continue
+        except Exception as exc:  # a sniff that trips must not hide the file from the others, nor pass in silence
+            claimed = True
+            findings.append(internal_error(f"loader {loader.name} (deciding whether it reads the file)", exc,
+                                           Span(src.path, 1, 1, 1, 1, 0, 0), f"internal:{loader.name}:claims"))
             continue
         claimed = True
         kinds.add(loader.kind)
@@ -128,13 +134,6 @@ def _not_recognised(src: SourceFile) -> str:
     tried = registry.wanting(src.name, src.suffix)
     return f"content not recognised by {', '.join(tried)}" if tried else \
         f"no netlint format reads {kind_of_name(src.abspath)}"
-
-
-def _claims(loader: Loader, src: SourceFile) -> bool:
-    try:
-        return loader.wants(src.name, src.suffix) and loader.claims(src)
-    except Exception:  # a sniff that trips over odd input must not hide the file from others
-        return False
 
 
 def _unrecognised(src: SourceFile) -> list[Finding]:

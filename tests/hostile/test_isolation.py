@@ -105,3 +105,29 @@ sys.exit(main(["check", *sys.argv[1:]]))
     assert "MemoryError: the walk failed on purpose" in rep["findings"][0]["message"]
     doc = sarif(tmp_path, ".", driver=driver)
     assert doc["runs"][0]["invocations"][0]["executionSuccessful"] is False
+
+
+SNIFF_DRIVER = '''
+import sys
+from netlint.loaders.base import Loader
+
+class TrippingSniff(Loader):
+    name, kind, suffixes = "tripping-sniff-test-loader", "nccl_envs", (".sh",)
+    def claims(self, src):
+        raise KeyError("sniff tripped on purpose")
+    def load(self, src):
+        yield from ()
+
+from netlint.cli import main
+sys.exit(main(["check", *sys.argv[1:]]))
+'''
+
+
+def test_a_loader_whose_sniff_raises_is_a_located_nl000_and_the_other_loaders_still_read(tmp_path):
+    # a crash while deciding whether to read a file used to turn into "content not recognised": silent
+    (tmp_path / "env.sh").write_text("export NCCL_IB_TIMEOUT=99\n", encoding="utf-8")
+    rep, r = report(tmp_path, ".", driver=SNIFF_DRIVER)
+    assert r.returncode == 2
+    (f,) = [f for f in rep["findings"] if f["code"] == "NL000"]
+    assert at(f) == ("env.sh", 1, 1) and "tripping-sniff-test-loader (deciding whether it reads the file)" in f["message"]
+    assert [at(f) for f in rep["findings"] if f["code"] == "NCCL316"] == [("env.sh", 1, 24)]
