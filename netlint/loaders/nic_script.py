@@ -33,9 +33,6 @@ from netlint.source import SourceFile
 _MARKERS = ("mlnx_qos", "cma_roce_tos", "/ecn/roce_", "/traffic_class", "/qos/trust", "default_roce_tos",
             "default_roce_mode", "/cc_params/", "mlxconfig", "mstconfig")
 _WRAPPERS = ("sudo", "nohup", "exec", "command", "time")
-# a setting command (not a query) inside `$(…)`: mlnx_qos with a setting option, cma_roce_tos -t, mlxconfig set
-_SETTER = re.compile(r"\bmlnx_qos\b.*\s--?(?:trust|pfc|f|dscp2prio|p|prio_tc|cable_len)\b|\bcma_roce_tos\b.*\s-t\b|"
-                     r"\b(?:mlxconfig|mstconfig)\b.*\sset\b")
 _MLNX_VALUE_OPTS = {"-i": "interface", "--interface": "interface", "--trust": "trust", "-f": "pfc",
                     "--pfc": "pfc", "--dscp2prio": "dscp2prio", "-p": "prio_tc", "--prio_tc": "prio_tc",
                     "--cable_len": "cable_len"}
@@ -86,7 +83,7 @@ class _ScriptReader:
         # `out=$(mlnx_qos -i "$nic" --pfc 0,0,0,0,0,0,0,0)`: a setter run for its output (DDN's
         # verify_ddn_roce_tuning.sh); the reader does not evaluate command substitutions
         self.substituted = list({(sp.start, sp.end): (sp, t) for sp, t in script.substitutions
-                                 if _SETTER.search(t)}.values())
+                                 if _substituted_setter(t)}.values())
         seen: set = set()
         for cmd in script.commands:
             if (cmd.span.start, cmd.span.end) in seen:
@@ -97,6 +94,7 @@ class _ScriptReader:
     # -- findings about what was not read ----------------------------------------------------------
     def notes(self) -> Iterator[Any]:
         from netlint.findings import Finding, Severity
+        from netlint.shell.values import _short
 
         if self.skipped:
             first = self.skipped[0]
@@ -111,7 +109,7 @@ class _ScriptReader:
         if self.substituted:
             span, text = self.substituted[0]
             more = f" (and {len(self.substituted) - 1} more)" if len(self.substituted) > 1 else ""
-            yield Finding("NL012", f"NIC setup command run inside a command substitution `$({_short_text(text)})`"
+            yield Finding("NL012", f"NIC setup command run inside a command substitution `$({_short(text)})`"
                                    f"{more} is not read: netlint does not evaluate commands whose output a "
                                    "script captures", span, Severity.INFO, key="nic-script:substitution")
         for word, what in self.unknown:
@@ -285,15 +283,31 @@ class _ScriptReader:
 
 
 def _sets_something(name: str, cmd, argv) -> bool:
-    words = [_text(w) or "" for w in argv[1:]]
+    if name in _SETTERS:
+        return _setter_sets(name, [_text(w) or "" for w in argv[1:]])
+    return _sysfs_target(cmd) is not None
+
+
+_SETTERS = ("mlnx_qos", "cma_roce_tos", "mlxconfig", "mstconfig")
+
+
+def _setter_sets(name: str, words: list[str]) -> bool:
+    """The tool's arguments set something (not a query such as `mlnx_qos -i eth0` or `mlxconfig … q`)."""
     if name == "mlnx_qos":
         return any(w.split("=", 1)[0] in _MLNX_VALUE_OPTS and w.split("=", 1)[0] not in ("-i", "--interface")
                    for w in words)
     if name == "cma_roce_tos":
         return "-t" in words
-    if name in ("mlxconfig", "mstconfig"):
-        return "set" in words
-    return _sysfs_target(cmd) is not None
+    return "set" in words   # mlxconfig, mstconfig
+
+
+def _substituted_setter(text: str) -> bool:
+    """A command substitution's text runs a setting command (`$(mlnx_qos -i "$nic" --pfc 0,0,0,1,0,0,0,0 | grep …)`)."""
+    for part in re.split(r"[|;&]+", text):
+        words = [w.strip("\"'") for w in part.split()]
+        if words and words[0].rsplit("/", 1)[-1] in _SETTERS and _setter_sets(words[0].rsplit("/", 1)[-1], words[1:]):
+            return True
+    return False
 
 
 def _sysfs_target(cmd):
@@ -355,9 +369,4 @@ def _runs(kind: str) -> bool:
     """An undecided fork whose body runs on the script's normal path: a loop over known words, or the
     rest of a chain of setup commands."""
     return kind == "loop-runs" or (kind.startswith("after:") and kind[len("after:"):] in _SETUP_STEPS)
-
-
-def _short_text(text: str, most: int = 60) -> str:
-    first = " ".join(text.split())
-    return first if len(first) <= most else first[:most - 1] + "…"
 
