@@ -68,7 +68,8 @@ def measured_text(ws) -> str:
         elif r["collective"] is None:
             meas += "; expected: not modelled — the log does not name the test (all_reduce_perf, …)"
         elif r["ranks"] is None:
-            meas += "; expected: not modelled — the log shows neither device lines nor NCCL's comm line (ranks, nodes)"
+            meas += ("; expected: not modelled — the log shows neither device lines nor NCCL's comm line "
+                     "(ranks, nodes)")
         elif r["max_size"] is not None and r["max_size"] < FROM_SIZE:
             meas += "; expected: only judged from 64 MiB"
         else:

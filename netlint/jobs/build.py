@@ -282,7 +282,8 @@ def _fill_shape(job: TrainingJob, launch: Launch, sbatch: dict[str, Scalar]) -> 
         from netlint.jobs.unread import _written
 
         job.unknown["world_size"] = Unknown(
-            f"the command starts with `{_written(prefix, launch.command)}`, set outside the script; if it is a launcher "
+            f"the command starts with `{_written(prefix, launch.command)}`, set outside the script; "
+            f"if it is a launcher "
             f"(mpirun, srun) it decides how many processes run", prefix.span, "other")
     else:  # a bare `python pretrain_gpt.py`: one process unless the environment says otherwise
         job.nodes = const(1, at)

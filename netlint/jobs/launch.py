@@ -187,11 +187,12 @@ def find_launch(cmd: Command) -> Launch | None:
             o, i = _opts(argv, i + 1, {k: True for k in MPIRUN_VALUE})
             wrappers.append(("mpirun", o))
             continue
-        if name is None and i == 0 and _environment_prefix(argv[i]):
+        prefix = name is None and i == 0 and _environment_prefix(argv[i])
+        if prefix:
             # kept: a bare python after it may be started by it (`${MPICMD} python …`), which then
             # decides the world size (netlint.jobs.build._fill_shape)
             wrappers.append(("unknown-prefix", {"prefix": argv[i]}))
-        if name in WRAPPERS or (name is None and i == 0 and _environment_prefix(argv[i])):
+        if name in WRAPPERS or prefix:
             # an optional prefix the environment supplies (MLPerf's `${NSYSCMD} torchrun …`: empty unless
             # profiling) is a wrapper too: the launch is the launcher word after it
             # `nsys profile -o x …`, `numactl --cpunodebind=0 …`, `uv run …`: the launch is the first

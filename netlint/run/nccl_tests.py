@@ -63,9 +63,11 @@ def sniff(text: str) -> bool:
             or _bare_rows(text))
 
 
+# nccl-tests' data type names (src/common.cu ``ncclTypeStr``)
+_DTYPES = "float|double|half|bfloat16|int8|uint8|int32|uint32|int64|uint64|f8e4m3|f8e5m2|fp8_e4m3|fp8_e5m2"
+
 # a whole result row: size, count, type, redop, root, then the out-of-place and in-place columns
-_FULL_ROW = re.compile(r"\s(\d+)\s+\d+\s+(?:float|double|half|bfloat16|int8|uint8|int32|uint32|int64|uint64)\s+\w+"
-                       r"\s+-?\d+(?:\s+(?:[\d.]+|N/A)){8}[ \t]*$")
+_FULL_ROW = re.compile(rf"\s(\d+)\s+\d+\s+(?:{_DTYPES})\s+\w+\s+-?\d+(?:\s+(?:[\d.]+|N/A)){{8}}[ \t]*$")
 
 
 def _bare_rows(text: str) -> bool:
@@ -85,8 +87,7 @@ def _bare_rows(text: str) -> bool:
 
 # `512  128  float  sum  -1 …`: size, count and a data type, as a result row starts (nccl-tests
 # src/common.cu ``ncclTypeStr``) — seen where no header names the columns, it is a row netlint could not read
-ROWISH = re.compile(r"^\s*\d+\s+\d+\s+(?:float|double|half|bfloat16|int8|uint8|int32|uint32|int64|uint64|"
-                    r"f8e4m3|f8e5m2|fp8_e4m3|fp8_e5m2)\s")
+ROWISH = re.compile(rf"^\s*\d+\s+\d+\s+(?:{_DTYPES})\s")
 
 
 class TestsReader:

@@ -66,10 +66,11 @@ class DeprecatedVariable(Rule):
             msg = f"{var.key} is deprecated{when}" + (f"; use {new}" if new else "")
             fix = None
             target = info.renames_to
-            if var.key == "NCCL_MIN_NCHANNELS" and _gcp_tcpxo(ws, env):
+            plugin = _gcp_plugin(ws, env) if var.key == "NCCL_MIN_NCHANNELS" else None
+            if plugin == "tcpxo":
                 msg = (f"{var.key} is deprecated{when} ({new} replaces it), but keep it here: the guest config "
                        "checker of GCP's GPUDirect-TCPXO plugin requires NCCL_MIN_NCHANNELS=4 by that name")
-            elif var.key == "NCCL_MIN_NCHANNELS" and _gcp_tcpx(ws, env):
+            elif plugin == "tcpx":
                 msg = (f"{var.key} is deprecated{when} ({new} replaces it); no rename is offered beside GCP's "
                        "GPUDirect-TCPX plugin, whose environments set it by this name")
             elif target and target not in env.names():
@@ -79,20 +80,17 @@ class DeprecatedVariable(Rule):
             yield self.finding(msg, var.name.span, key=var.key, fix=fix)
 
 
-_GCP_PLUGIN = ("NCCL_FASTRAK_", "NCCL_SHIMNET_", "NCCL_GPUDIRECTTCPX_")
+_TCPXO_NAMES = ("NCCL_FASTRAK_", "NCCL_SHIMNET_")   # A3 Mega: the plugin with the a3plus guest config checker
+_TCPX_NAMES = ("NCCL_GPUDIRECTTCPX_",)               # A3
 
 
-def _gcp_tcpxo(ws, env) -> bool:
-    """GCP's GPUDirect-TCPXO (A3 Mega: the FasTrak/shimnet plugin with the a3plus guest config checker)."""
+def _gcp_plugin(ws, env) -> str | None:
+    """Which of GCP's GPUDirect net plugins the environment runs: "tcpxo", "tcpx" or None."""
     from netlint.rules.nccl._common import transport
 
-    return (transport(ws) or "") == "gpudirect-tcpxo" or any(
-        n.startswith(("NCCL_FASTRAK_", "NCCL_SHIMNET_")) for n in env.names())
-
-
-def _gcp_tcpx(ws, env) -> bool:
-    """The environment runs GCP's GPUDirect-TCPX/TCPXO net plugin."""
-    from netlint.rules.nccl._common import transport
-
-    return (transport(ws) or "").startswith("gpudirect-tcpx") or any(n.startswith(_GCP_PLUGIN) for n in env.names())
-
+    fabric, names = transport(ws) or "", env.names()
+    if fabric == "gpudirect-tcpxo" or any(n.startswith(_TCPXO_NAMES) for n in names):
+        return "tcpxo"
+    if fabric.startswith("gpudirect-tcpx") or any(n.startswith(_TCPX_NAMES) for n in names):
+        return "tcpx"
+    return None
