@@ -11,6 +11,8 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING, Any, Iterator, NamedTuple
 
+from netlint.compact import compact
+
 if TYPE_CHECKING:
     from netlint.parsing import _LazyJson
 
@@ -132,6 +134,7 @@ def _locate(span: SpanBase) -> None:
         doc.resolve()
 
 
+@compact  # its document reduces itself, once (netlint.packing.reduce_json_doc)
 class JsonSpan(SpanBase):
     """A JSON value's (or key's) span as :class:`netlint.parsing._LazyJson` builds it: until read, its
     document, its parent's span (None for the root), its key or index in the parent and whether it is
@@ -155,10 +158,6 @@ class JsonSpan(SpanBase):
         return self._line
 
 
-    # Pickled by the interpreter's own slot reduction (C, no Python call per span: packing a file's
-    # models for the cache reduces ~500 of them for a SONiC file, ~1,700 for a 32-port one); its
-    # document reduces itself, once (netlint.packing.reduce_json_doc).
-    __reduce__ = object.__reduce__
 
 
 class Computed:
@@ -208,6 +207,7 @@ class ParseError(Exception):
         return (ParseError, (self.message, self.span, self.bound, self.code))
 
 
+@compact
 class Scalar:
     """A leaf value with its span. ``raw`` is the source text of the token (unquoted)."""
 

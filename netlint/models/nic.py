@@ -80,6 +80,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
+from netlint.compact import compact
 from netlint.located import Scalar, Span
 
 LAYERS = ("firmware", "runtime")
@@ -100,7 +101,7 @@ class NicValue(Scalar):
 
 
 def _obj(cls):
-    return dataclass(slots=True, kw_only=True, eq=False)(cls)
+    return compact(dataclass(slots=True, kw_only=True, eq=False)(cls))
 
 
 @_obj

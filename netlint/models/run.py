@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from netlint.compact import compact
 from netlint.located import Span
 
 MAX_RECORDS = 16384   # per list of repeated lines (channels, warnings, rows)
@@ -27,6 +28,7 @@ EXISTENCE = {"paths": 64, "nvls_used": 64, "collnet_used": 64, "gdr_disabled": 6
 ALL_FLAG = ("NCCL_P2P_LEVEL", "NCCL_NET_GDR_LEVEL", "NCCL_P2P_DISABLE", "NCCL_COLLNET_ENABLE")
 
 
+@compact
 @dataclass(slots=True)
 class Fact:
     """A value read from a log line, with the span of its token."""
@@ -36,6 +38,7 @@ class Fact:
     host: str | None = None     # the NCCL line prefix's hostname, when the line has one
 
 
+@compact
 @dataclass(slots=True)
 class IbPort:
     """A device of ``NET/IB : Using [0]mlx5_0:1/RoCE …`` (net_ib.cc: the devices NCCL's IB transport uses)."""
@@ -48,6 +51,7 @@ class IbPort:
     host: str | None = None
 
 
+@compact
 @dataclass(slots=True)
 class NetChannel:
     """``Channel 02/0 : 0[0] -> 8[0] [send] via NET/IB/1/GDRDMA``: one network connection of a channel."""
@@ -63,6 +67,7 @@ class NetChannel:
     host: str | None = None
 
 
+@compact
 @dataclass(slots=True)
 class EnvRead:
     """``NCCL_IB_GID_INDEX set by environment to 3.``: a variable NCCL says it read, and its value."""
@@ -76,6 +81,7 @@ class EnvRead:
     by_env: bool = False          # "… set by environment to …" (not "… set to …")
 
 
+@compact
 @dataclass(slots=True)
 class CommInfo:
     """``comm 0x… rank 0 nRanks 16 nNodes 2 localRanks 8 localRank 0 MNNVL 0`` (init.cc)."""
@@ -160,6 +166,7 @@ class NcclRun:
         return any(e.by_env and e.rejected is None and e.name not in ALL_FLAG for e in self.env)
 
 
+@compact
 @dataclass(slots=True)
 class TestDevice:
     """``#  Rank  0 Group  0 Pid  12345 on     node01 device  0 [0000:18:00] NVIDIA H100 80GB HBM3``."""
@@ -171,6 +178,7 @@ class TestDevice:
     span: Span
 
 
+@compact
 @dataclass(slots=True)
 class Cell:
     """One number of a result row, with its column's span."""
@@ -179,6 +187,7 @@ class Cell:
     span: Span
 
 
+@compact
 @dataclass(slots=True)
 class TestRow:
     """One size of the nccl-tests table: out-of-place and in-place time, algbw, busbw, #wrong."""

@@ -54,6 +54,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable
 
+from netlint.compact import compact
 from netlint.located import Scalar, Span
 
 # The native format's pydantic models live in switch_native; importers (loaders, schema generation)
@@ -80,7 +81,7 @@ ECN_MODES = ("ecn_none", "ecn_green", "ecn_yellow", "ecn_red", "ecn_green_yellow
 
 def _obj(cls):
     """A normalized object: a slotted keyword-only dataclass (cheap to build for 2,000 files)."""
-    return dataclass(slots=True, kw_only=True, eq=False)(cls)
+    return compact(dataclass(slots=True, kw_only=True, eq=False)(cls))
 
 
 def _d():

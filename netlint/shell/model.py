@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
+from netlint.compact import compact
 from netlint.located import Scalar, Span
 
 
@@ -64,6 +65,7 @@ def _unpacked_file_text(path: str, lines: list[int]) -> FileText:
     return packing.restore(FileText, {"path": path, "text": packing.given_text(path), "_lines": lines})
 
 
+@compact
 class Unknown:
     """A value netlint cannot know without running something: a command substitution, a variable
     that only the environment sets, a positional parameter, a value that differs between branches.
@@ -103,6 +105,7 @@ def is_unknown(value: Any) -> bool:
     return isinstance(value, Unknown)
 
 
+@compact
 class Seg:
     """A run of characters of a shell value and where they came from.
 
@@ -219,12 +222,11 @@ class Word(Scalar):
 
     span = property(_span, _SPAN.__set__)
 
-    def __reduce__(self):
-        # Slots as they are: pickling must not locate the words nobody read (span and origin stay None);
-        # NEWOBJ and a slot state are unpickled in C.
-        slots = {"value": self.value, "span": _SPAN.__get__(self), "raw": self.raw, "quoted": self.quoted,
-                 "_origin": self._origin, "parts": self.parts}
-        return (copyreg.__newobj__, (type(self),), (None, slots))
+    def __reduce_ex__(self, protocol):
+        # Slots as they are: pickling must not locate the words nobody read (span and origin stay None).
+        if type(self) is not Word:
+            return object.__reduce_ex__(self, protocol)
+        return (_unpickle_word, (self.value, _SPAN.__get__(self), self.raw, self.quoted, self._origin, self.parts))
 
     @property
     def origin(self) -> Span:
@@ -436,3 +438,11 @@ class Script:
         for c in self.commands:
             if not names or c.name in names or (c.name and c.name.rsplit("/", 1)[-1] in names):
                 yield c
+
+
+def _unpickle_word(value: Any, span: Span | None, raw: str, quoted: bool, origin: Span | None,
+                   parts: list[Seg]) -> Word:
+    word = Word.__new__(Word)
+    word.value, word.raw, word.quoted, word._origin, word.parts = value, raw, quoted, origin, parts
+    _SPAN.__set__(word, span)
+    return word
