@@ -250,6 +250,7 @@ def _fill_shape(job: TrainingJob, launch: Launch, sbatch: dict[str, Scalar]) -> 
         job.nodes, job.gpus_per_node = nodes, nproc
         if sb_tasks is not None and srun is not None and launch.wrappers:
             job.ntasks_per_node = sb_tasks
+        _opaque_shape(job, launch, (("nodes", "--nnodes"), ("gpus_per_node", "--nproc_per_node")))
     elif launch.launcher == "deepspeed":
         o = launch.opts
         job.nodes = as_int(o.get("num-nodes")) if o.get("num-nodes") is not None else None
@@ -259,6 +260,7 @@ def _fill_shape(job: TrainingJob, launch: Launch, sbatch: dict[str, Scalar]) -> 
             w = o.get(key)
             if w is not None and isinstance(w.value, Unknown):
                 job.unknown[fld] = w.value
+        _opaque_shape(job, launch, (("nodes", "--num_nodes"), ("gpus_per_node", "--num_gpus")))
     elif launch.launcher == "srun-python":
         total = _first_int(srun.get("ntasks"), sbatch.get("ntasks"))
         job.nodes = sb_nodes
@@ -295,6 +297,32 @@ def _fill_shape(job: TrainingJob, launch: Launch, sbatch: dict[str, Scalar]) -> 
         job.world_size = Scalar(job.nodes.value * job.gpus_per_node.value, span, "")
     if sb_nodes is not None and job.nodes is None:
         job.nodes = sb_nodes
+
+
+def _opaque_shape(job: TrainingJob, launch: Launch, fields: tuple[tuple[str, str], ...]) -> None:
+    """Options the script leaves to an unknown word (`torchrun $DISTRIBUTED_ARGS …`): a count it does
+    not write itself is unknown, not the launcher's default (argparse takes the last one given, so
+    one written after the word is known only if no such word follows it)."""
+    if not launch.opaque:
+        return
+    from netlint.jobs.unread import _written
+
+    last = launch.opaque[-1]
+    words = ", ".join(f"`{_written(w, launch.command)}`" for w in launch.opaque)
+    for fld, flag in fields:
+        value = getattr(job, fld)
+        if fld in job.unknown:
+            continue
+        if value is not None and fld not in job.defaulted and _after(value.span, last.span):
+            continue
+        setattr(job, fld, None)
+        job.defaulted.discard(fld)
+        job.unknown[fld] = Unknown(f"the launcher's options include {words}, set outside the script; "
+                                   f"it may give {flag}", last.span, "other")
+
+
+def _after(a, b) -> bool:
+    return a.file == b.file and (a.line, a.col) > (b.line, b.col)
 
 
 def _outer_launch(cmd) -> Launch | None:

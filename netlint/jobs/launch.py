@@ -60,6 +60,9 @@ class Launch:
     script: Scalar | None = None
     script_args: list[Scalar] = field(default_factory=list)
     wrappers: list[tuple[str, dict[str, Scalar]]] = field(default_factory=list)
+    # unknown words among the launcher's options (`torchrun $DISTRIBUTED_ARGS pretrain_gpt.py`): they
+    # may set any option, --nnodes and --nproc_per_node among them
+    opaque: list[Scalar] = field(default_factory=list)
 
 
 def _name(w: Scalar) -> str | None:
@@ -73,8 +76,10 @@ def _tail(w: Scalar, start: int) -> Scalar:
     return w.slice(start, None) if hasattr(w, "slice") else Scalar(w.value[start:], w.span)
 
 
-def _opts(argv: list[Scalar], i: int, spec: dict[str, bool]) -> tuple[dict[str, Scalar], int]:
-    """Parse launcher options from argv[i:]; return (options, index of the first positional)."""
+def _opts(argv: list[Scalar], i: int, spec: dict[str, bool],
+          opaque: list[Scalar] | None = None) -> tuple[dict[str, Scalar], int]:
+    """Parse launcher options from argv[i:]; return (options, index of the first positional). Unknown
+    words standing for options (:func:`_opaque_options`) are skipped and added to ``opaque``."""
     out: dict[str, Scalar] = {}
     while i < len(argv):
         w = argv[i]
@@ -82,6 +87,11 @@ def _opts(argv: list[Scalar], i: int, spec: dict[str, bool]) -> tuple[dict[str, 
         opt = _option_with_unknown_value(w)
         if opt is not None:  # `--rdzv_id=$SLURM_JOB_ID`: an option whose value only the run knows
             out[opt[0].replace("_", "-")] = opt[1]
+            i += 1
+            continue
+        if isinstance(v, Unknown) and _opaque_options(argv, i):
+            if opaque is not None:
+                opaque.append(w)
             i += 1
             continue
         if not isinstance(v, str) or not v.startswith("-") or v in ("-", "--"):
@@ -140,6 +150,23 @@ def _srun_opts(argv: list[Scalar], i: int) -> tuple[dict[str, Scalar], int]:
             out[name] = argv[i + 1]
             i += 2
     return out, i
+
+
+def _opaque_options(argv: list[Scalar], i: int) -> bool:
+    """``argv[i]`` is unknown and stands for launcher options, not for the script: a ``.py`` script
+    follows it, with only options (words starting with ``-`` and one value each) in between
+    (`torchrun $DISTRIBUTED_ARGS pretrain_gpt.py`, `torchrun $OPTS --nnodes 2 train.py`). An unknown
+    followed by options and no script (`torchrun --nproc_per_node 8 $SCRIPT --tp 8`) is the script."""
+    k = i + 1
+    while k < len(argv):
+        v = argv[k].value
+        if isinstance(v, str) and (v.endswith(".py") or v in ("-m", "--module")):
+            return True
+        if not (isinstance(v, str) and v.startswith("-")):
+            return False
+        nxt = argv[k + 1].value if k + 1 < len(argv) else None
+        k += 1 if "=" in v or not isinstance(nxt, str) or nxt.startswith("-") or nxt.endswith(".py") else 2
+    return False
 
 
 def _option_with_unknown_value(w: Scalar) -> tuple[str, Scalar] | None:
@@ -209,12 +236,13 @@ def find_launch(cmd: Command) -> Launch | None:
     name = _name(argv[i])
     if name is None:
         return None
+    opaque: list[Scalar] = []
     if name == "torchrun":
-        opts, j = _opts(argv, i + 1, TORCHRUN_OPTS)
-        return _with_script(Launch(cmd, "torchrun", opts, wrappers=wrappers), argv, j)
+        opts, j = _opts(argv, i + 1, TORCHRUN_OPTS, opaque)
+        return _with_script(Launch(cmd, "torchrun", opts, wrappers=wrappers, opaque=opaque), argv, j)
     if name == "deepspeed":
-        opts, j = _opts(argv, i + 1, DEEPSPEED_OPTS)
-        return _with_script(Launch(cmd, "deepspeed", opts, wrappers=wrappers), argv, j)
+        opts, j = _opts(argv, i + 1, DEEPSPEED_OPTS, opaque)
+        return _with_script(Launch(cmd, "deepspeed", opts, wrappers=wrappers, opaque=opaque), argv, j)
     if name.endswith(".py"):  # `./pretrain_gpt.py …`, `$NEOX_DIR/deepy.py …` run through their shebang
         kind = "srun-python" if any(w == "srun" for w, _ in wrappers) else "python"
         return _with_script(Launch(cmd, kind, {}, wrappers=wrappers), argv, i)
@@ -225,8 +253,8 @@ def find_launch(cmd: Command) -> Launch | None:
             j += 2 if argv[j].value in ("-X", "-W") else 1
         if j < len(argv) and argv[j].value == "-m":
             if j + 1 < len(argv) and argv[j + 1].value in TORCH_MODULES:
-                opts, k = _opts(argv, j + 2, TORCHRUN_OPTS)
-                return _with_script(Launch(cmd, "torchrun", opts, wrappers=wrappers), argv, k)
+                opts, k = _opts(argv, j + 2, TORCHRUN_OPTS, opaque)
+                return _with_script(Launch(cmd, "torchrun", opts, wrappers=wrappers, opaque=opaque), argv, k)
             return None
         kind = "srun-python" if any(w == "srun" for w, _ in wrappers) else "python"
         return _with_script(Launch(cmd, kind, {}, wrappers=wrappers), argv, j)

@@ -266,3 +266,35 @@ def test_a_launcher_whose_job_was_built_from_its_bash_c_string_is_not_said_unrea
     (job,) = jobs(report)
     assert job.int("world_size") == 8 and job.int("tp") == 4
     assert [m for _, _, m in nl012(report) if m.startswith("launch not read")] == []
+
+
+def test_launcher_options_from_the_environment_leave_the_world_unknown_not_one(tmp_path):
+    # bad: `torchrun $LAUNCH_OPTS pretrain_gpt.py` read as torchrun's defaults (world 1) said TP=8 needs 16 GPUs
+    text = ("torchrun $LAUNCH_OPTS pretrain_gpt.py --tensor-model-parallel-size 8 "
+            "--pipeline-model-parallel-size 2 --num-layers 4 --micro-batch-size 1\n")
+    report = lint_repo(tmp_path, {"train.sh": text})
+    [job] = jobs(report)
+    assert job.world_size is None and job.int("tp") == 8 and "pretrain_gpt.py" in job.entry.value
+    assert not [f for f in report.findings if f.code == "JOB403"]
+    [(line, col, msg)] = nl012(report)
+    assert (line, col) == (1, 10)
+    assert "world size unknown" in msg and "`$LAUNCH_OPTS`" in msg and "--nnodes" in msg
+
+
+def test_counts_written_after_options_from_the_environment_are_known(tmp_path):
+    # good: the script's own --nnodes / --nproc_per_node come after the unknown word, and argparse keeps the last
+    text = f"torchrun $EXTRA --nnodes 2 --nproc_per_node=8 {ARGS}\n"
+    report = lint_repo(tmp_path, {"train.sh": text})
+    [job] = jobs(report)
+    assert (job.int("world_size"), job.int("dp")) == (16, 8) and not nl012(report)
+    # before it, the unknown word may override them
+    report = lint_repo(tmp_path, {"train.sh": f"torchrun --nnodes 2 --nproc_per_node=8 $EXTRA {ARGS}\n"})
+    [job] = jobs(report)
+    assert job.world_size is None and [at for at in nl012(report) if "`$EXTRA`" in at[2]]
+
+
+def test_an_unknown_script_followed_by_its_flags_is_still_the_script(tmp_path):
+    text = "torchrun --nproc_per_node 8 $SCRIPT --tensor-model-parallel-size 2 --num-layers 4\n"
+    report = lint_repo(tmp_path, {"train.sh": text})
+    assert not [j for j in jobs(report) if j.world_size is None and "the launcher's options" in
+                str(j.unknown.get("nodes", ""))]
