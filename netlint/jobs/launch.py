@@ -179,6 +179,17 @@ def _option_with_unknown_value(w: Scalar) -> tuple[str, Scalar] | None:
     return (name, _tail(w, len(prefix))) if name else None
 
 
+def _past_wrappers(argv: list[Scalar]) -> int:
+    """The index of the first word after leading wrapper commands and their options (``time``,
+    ``nohup``, ``numactl --cpunodebind=0``)."""
+    i = 0
+    while i < len(argv) and _name(argv[i]) in WRAPPERS:
+        i += 1
+        while i < len(argv) and isinstance(argv[i].value, str) and argv[i].value.startswith("-"):
+            i += 1
+    return i
+
+
 def _launcher_follows(argv: list[Scalar], i: int) -> bool:
     return any(_name(w) in LAUNCHERS or (_name(w) or "").startswith(PYTHONS) for w in argv[i:])
 
@@ -196,9 +207,9 @@ def find_launch(cmd: Command) -> Launch | None:
     wrappers: list[tuple[str, dict[str, Scalar]]] = []
     parent = cmd.parent
     while parent is not None:  # a `srun … bash -c "torchrun …"` parent wraps this command
-        pname = _name(parent.argv[0]) if parent.argv else None
-        if pname == "srun":
-            o, _ = _srun_opts(parent.argv, 1)
+        at = _past_wrappers(parent.argv)  # `time srun …`, `nohup srun …`
+        if at < len(parent.argv) and _name(parent.argv[at]) == "srun":
+            o, _ = _srun_opts(parent.argv, at + 1)
             wrappers.append(("srun", o))
         parent = parent.parent
     i = 0

@@ -3,6 +3,8 @@ is unknown and why, at the word that could not be resolved (issue: no silent ski
 
 from __future__ import annotations
 
+import pytest
+
 from netlint.models.job import TrainingJob
 from tests.conftest import at, lint_repo
 
@@ -93,6 +95,20 @@ def test_python_under_a_launchers_bash_c_has_the_launchers_shape(tmp_path):
     (job,) = jobs(report)
     assert job.value("world_size") == 8 and job.value("dp") == 2
     assert [f.code for f in report.findings if f.code in ("JOB403", "JOB408")] == []
+
+
+@pytest.mark.parametrize("prefix", ["", "time ", "nohup "])
+def test_srun_bash_c_behind_a_wrapper_gives_the_python_inside_its_tasks(tmp_path, prefix):
+    # OLCF ai-training-series launch_gpt22b_srun.frontier: `time srun -n$ranks … bash -c "python pretrain_gpt…"`
+    # was read as one process (JOB403 "world size 1") once `time` came first
+    text = ("#!/bin/bash\n#SBATCH -N 4\n"
+            f'{prefix}srun -n32 --ntasks-per-node=8 bash -c "\n'
+            "python pretrain_gpt.py --tensor-model-parallel-size 4 --pipeline-model-parallel-size 8 "
+            '--num-layers 8 --micro-batch-size 1 --global-batch-size 8\n"\n')
+    report = lint_repo(tmp_path, {"launch.sh": text})
+    (job,) = jobs(report)
+    assert (job.value("world_size"), job.value("dp")) == (32, 1)
+    assert [f.code for f in report.findings if f.code == "JOB403"] == []
 
 
 def test_a_long_unknown_word_is_named_by_its_first_line():
