@@ -127,7 +127,8 @@ def _lint_in(opts: Options, config: Config, config_errors: list[Finding], partia
         results, ws, kept = warm
         checked = {r.rel for r in results if r.claimed}
     else:
-        results, ws, findings = _analyse(config, cands, given, partial, wanted, load_all)
+        named = inventory_cand.rel if inventory_cand is not None else None
+        results, ws, findings = _analyse(config, cands, given, partial, wanted, load_all, named)
         checked = {r.rel for r in results if r.claimed}
         at = Span(_config_display(config), 1, 1, 1, 1, 0, 0)
         try:
@@ -162,9 +163,10 @@ def _lint_in(opts: Options, config: Config, config_errors: list[Finding], partia
 
 
 def _analyse(config: Config, cands: list[Candidate], given: set[str], partial: bool, wanted,
-             load_all: Callable[[list[Candidate]], list[FileResult]]) -> tuple[list[FileResult], Workspace,
-                                                                                list[Finding]]:
-    """Load, join and run the rules: every finding before filtering."""
+             load_all: Callable[[list[Candidate]], list[FileResult]],
+             named_inventory: str | None = None) -> tuple[list[FileResult], Workspace, list[Finding]]:
+    """Load, join and run the rules: every finding before filtering. ``named_inventory``: the path of
+    the configured or root inventory."""
     results = load_all(cands)
 
     ws = Workspace(root=config.root, config=config)
@@ -173,6 +175,10 @@ def _analyse(config: Config, cands: list[Candidate], given: set[str], partial: b
     # on with what the others found (a complete report, exit code 2).
     at = Span(_config_display(config), 1, 1, 1, 1, 0, 0)
     _join(ws, results, findings)
+    if len(ws.inventories) > 1 or ws.inventories and ws.inventory_file != named_inventory:
+        from netlint.inventory_choice import choose
+
+        findings.extend(_guard("inventory choice", at, findings, choose, ws, results, named_inventory, default=[]))
     # Files the inventory points at (switch configs, NIC configs) are context even when not walked.
     for cand in _guard("inventory references", at, findings, _inventory_references, ws, findings, default=[]):
         if all(r.rel != cand.rel for r in results):

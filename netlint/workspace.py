@@ -36,6 +36,7 @@ class Workspace:
     # What runs printed (netlint.models.run.RunLog: NCCL debug logs, nccl-tests results), for RUN7xx.
     runs: list[Any] = field(default_factory=list)
     sources: dict[str, "SourceFile"] = field(default_factory=dict)
+    inventories: list[tuple[str, Any]] = field(default_factory=list)  # every inventory read: (file, model)
     # Files the user asked about (None = all). pre-commit passes a subset; context files are
     # still loaded so cross-file rules see the whole picture.
     targets: set[str] | None = None
@@ -56,6 +57,7 @@ class Workspace:
 
     def add(self, kind: str, model: Any, file: str) -> None:
         if kind == "inventory":
+            self.inventories.append((file, model))  # which one applies: netlint.inventory_choice
             if self.inventory is None:
                 self.inventory, self.inventory_file = model, file
             return
