@@ -22,6 +22,10 @@ class DeepSpeedAutoValue(Rule):
     top-level ``"train_batch_size": "auto"`` reaching it breaks the batch arithmetic, and
     ``optimizer.params.lr: "auto"`` reaches the optimizer as a string.
 
+    Megatron-DeepSpeed builds its own optimizer and LR scheduler and passes both to
+    ``deepspeed.initialize``; DeepSpeed then never reads the config's ``optimizer`` and ``scheduler``
+    blocks, so ``"auto"`` there is not reported for its launches.
+
     **Bad**: ``"train_micro_batch_size_per_gpu": "auto"`` in a Megatron-DeepSpeed launch
     **Good**: the number, or launch through HF Trainer / Accelerate
 
@@ -31,7 +35,11 @@ class DeepSpeedAutoValue(Rule):
     (``HfTrainerDeepSpeedConfig.fill_match``, ``trainer_config_process``, ``trainer_config_finalize``);
     huggingface/accelerate@16cb6eb8 src/accelerate/utils/dataclasses.py L1357-1366
     (``DeepSpeedPlugin.fill_match``), src/accelerate/accelerator.py L2172, L2288-2294
-    (``_prepare_deepspeed``).
+    (``_prepare_deepspeed``); deepspeedai/Megatron-DeepSpeed@4efb479d megatron/training.py L573-576,
+    L606-625 (``get_megatron_optimizer``, ``get_optimizer_param_scheduler``, then
+    ``deepspeed.initialize(optimizer=…, lr_scheduler=…)``); deepspeedai/DeepSpeed@edaa7221
+    deepspeed/runtime/engine.py L2026-2038 (a client optimizer is used as given; the config's
+    ``optimizer`` block is read only without one), L1558-1570 (the same for the scheduler).
     """
 
     code = "JOB431"
@@ -40,19 +48,26 @@ class DeepSpeedAutoValue(Rule):
     summary = "\"auto\" is filled only by HF Trainer / Accelerate"
 
     def check(self, ws):
-        used = {id(j.ds_config) for j in training_jobs(ws) if j.ds_config is not None}
+        # the frameworks of the launches that use each config (by file: a config read on its own and
+        # the one a launch pairs with are the same file)
+        used: dict[str, set[str]] = {}
+        for j in training_jobs(ws):
+            if j.ds_config is not None:
+                used.setdefault(j.ds_config.file, set()).add(j.framework)
         hf_loaded = None  # paths scripts hand to HF TrainingArguments' --deepspeed, read when needed
         seen = set()
         for item in ws.jobs:
             cfg = item if isinstance(item, DsConfig) else getattr(item, "ds_config", None)
-            if not isinstance(cfg, DsConfig) or id(cfg) in seen:
+            if not isinstance(cfg, DsConfig) or cfg.file in seen:
                 continue
-            seen.add(id(cfg))
+            seen.add(cfg.file)
             autos = [(p, n) for p, n in walk(cfg.root) if isinstance(n, Scalar) and n.value == "auto"]
+            if cfg.file in used and used[cfg.file] <= CLIENT_OPTIMIZER:
+                autos = [(p, n) for p, n in autos if not p or p[0] not in ("optimizer", "scheduler")]
             if not autos:
                 continue
             names = ", ".join(".".join(map(str, p)) for p, _ in autos)
-            if id(cfg) in used:
+            if cfg.file in used:
                 for p, n in autos:
                     yield self.finding(f"\"auto\" for {'.'.join(map(str, p))}: this launch does not go through HF "
                                        "Trainer/Accelerate, so nothing fills it", n.span,
@@ -67,6 +82,11 @@ class DeepSpeedAutoValue(Rule):
                                    "HF Trainer or Accelerate", n.span, key=f"{cfg.file}:auto",
                                    severity=Severity.INFO)
 
+
+# Frameworks that build their own optimizer and LR scheduler and hand both to deepspeed.initialize, so
+# DeepSpeed never reads the config's `optimizer` / `scheduler` blocks (engine._configure_optimizer uses a
+# client optimizer as given; _configure_lr_scheduler likewise)
+CLIENT_OPTIMIZER = frozenset({"megatron", "megatron-deepspeed"})
 
 # HF TrainingArguments' `--deepspeed <config.json>` (a path value; Megatron-DeepSpeed's `--deepspeed` is a
 # switch followed by `--deepspeed_config`): transformers' TrainingArguments.deepspeed

@@ -43,3 +43,25 @@ def test_config_an_accelerate_config_names_is_silent(tmp_path):
            "num_processes: 8\n")
     report = lint_repo(tmp_path, {"accelerate/zero3.yaml": acc, "configs/ds_zero3.json": CFG})
     assert _431(report) == []
+
+
+MEGDS = ("deepspeed --num_nodes 1 --num_gpus 8 pretrain_gpt.py --tensor-model-parallel-size 2 --num-layers 4 "
+         "--hidden-size 256 --num-attention-heads 8 --micro-batch-size 2 --global-batch-size 8 "
+         "--deepspeed --deepspeed_config ds.json\n")
+OPT_AUTO = ('{"train_micro_batch_size_per_gpu": 2, "gradient_accumulation_steps": 1,\n'
+            ' "optimizer": {"type": "Adam", "params": {"lr": "auto", "weight_decay": "auto"}},\n'
+            ' "scheduler": {"type": "WarmupLR", "params": {"warmup_num_steps": "auto"}}}\n')
+
+
+def test_megatron_deepspeed_optimizer_and_scheduler_blocks_are_never_read(tmp_path):
+    # good: Megatron-DeepSpeed passes its own optimizer and scheduler to deepspeed.initialize (round 9:
+    # OLCF ai-training-series ds_config_4N_22B.json got two errors and an info at the same place)
+    report = lint_repo(tmp_path, {"run.sh": MEGDS, "ds.json": OPT_AUTO})
+    assert _431(report) == []
+
+
+def test_megatron_deepspeed_batch_auto_is_one_error_per_value(tmp_path):
+    # bad: a batch key DeepSpeed reads itself; reported once at the value, no summary info beside it
+    cfg = OPT_AUTO.replace('"train_micro_batch_size_per_gpu": 2', '"train_micro_batch_size_per_gpu": "auto"')
+    report = lint_repo(tmp_path, {"run.sh": MEGDS, "ds.json": cfg})
+    assert [(at(f), f.severity) for f in _431(report)] == [((1, 36), Severity.ERROR)]
