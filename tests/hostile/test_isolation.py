@@ -38,7 +38,7 @@ sys.exit(main(["check", *sys.argv[1:]]))
 @pytest.fixture
 def repo(tmp_path):
     (tmp_path / "broken.boom").write_text("anything\n", encoding="utf-8")
-    # a real finding elsewhere: NCCL_IB_TIMEOUT=99 is an infinite verbs timeout (NCCL316)
+    # a real finding elsewhere: NCCL_IB_TIMEOUT=99 is outside the verbs range (NCCL316)
     (tmp_path / "train.env").write_text("NCCL_DEBUG=WARN\nNCCL_IB_TIMEOUT=99\n", encoding="utf-8")
     return tmp_path
 

@@ -1,0 +1,39 @@
+"""NCCL316 past the verbs range: NCCL writes the value into the 8-bit ibv_qp_attr.timeout and mlx5 into a
+5-bit field, so it acts as its low five bits (round 9: AMD MI355X recipes' NCCL_IB_TIMEOUT=300 was said
+to be infinite; it acts as 12, about 17 ms)."""
+
+from __future__ import annotations
+
+import pytest
+
+from netlint.findings import Severity
+from tests.conftest import at, lint_repo
+
+
+def _316(value: str):
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as d:
+        report = lint_repo(Path(d), {"env.sh": f"export NCCL_IB_TIMEOUT={value}\n"})
+    return [f for f in report.findings if f.code == "NCCL316"]
+
+
+@pytest.mark.parametrize("value, says", [
+    ("300", "acts as 12, a 16.8 ms timeout: expect spurious retry-exceeded"),
+    ("200", "acts as 8, a 1.0 ms timeout"),
+    ("64", "acts as 0, an infinite timeout"),
+    ("60", "acts as 28 (1099.5 s), not what was written"),
+])
+def test_values_past_31_say_what_they_act_as(value, says):
+    (f,) = _316(value)
+    assert at(f) == (1, 24) and f.severity == Severity.ERROR
+    assert "outside the verbs range 0-31" in f.message and says in f.message
+
+
+def test_zero_is_infinite_and_in_range_values_are_judged_as_written():
+    (f,) = _316("0")
+    assert "means an infinite verbs timeout" in f.message and f.severity == Severity.ERROR
+    (f,) = _316("10")
+    assert "4.2 ms verbs timeout, below any default" in f.message and f.severity == Severity.WARNING
+    assert _316("22") == []
