@@ -37,7 +37,9 @@ REPLACEMENTS: dict[str, tuple[str, bool]] = {
     "NCCL_MIN_NRINGS": ("NCCL_MIN_CTAS", True),
     "NCCL_MAX_NRINGS": ("NCCL_MAX_CTAS", True),
     "NCCL_CHECK_POINTERS": ("NCCL_CHECK_MODE=DEBUG_LOCAL", False),
-    "NCCL_CHECKS_DISABLE": ("NCCL_CHECK_MODE", False),
+    # NCCL_CHECK_MODE only adds debug checks (DEBUG_LOCAL/DEBUG_GLOBAL, src/init.cc): nothing replaces it
+    "NCCL_CHECKS_DISABLE": ("remove it: argument checks cannot be turned off (NCCL_CHECK_MODE only adds "
+                            "debug checks)", False),
     "NCCL_IB_CUDA_SUPPORT": ("NCCL_NET_GDR_LEVEL", False),
     "NCCL_IB_GDR_LEVEL": ("NCCL_NET_GDR_LEVEL", True),
     "NCCL_LL_THRESHOLD": ("NCCL_PROTO", False),

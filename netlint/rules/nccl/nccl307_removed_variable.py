@@ -60,7 +60,7 @@ class RemovedVariable(Rule):
             msg = f"{var.key} was {when}: {rel} ignores it"
             new = info.replacement
             if new:
-                msg += f"; use {new}"
+                msg += f"; {new}" if new.startswith("remove it") else f"; use {new}"
             fix = None
             if info.renames_to and info.renames_to not in env.names():
                 fix = Fix(f"rename {var.key} to {info.renames_to}",

@@ -37,3 +37,12 @@ def test_zero_is_infinite_and_in_range_values_are_judged_as_written():
     (f,) = _316("10")
     assert "4.2 ms verbs timeout, below any default" in f.message and f.severity == Severity.WARNING
     assert _316("22") == []
+
+
+def test_nccl307_checks_disable_says_remove_it_not_use_check_mode(tmp_path):
+    # round 9 (AMD bnxt run_script.sh): "use NCCL_CHECK_MODE" pointed at a knob that only adds debug checks
+    report = lint_repo(tmp_path, {"env.sh": "export NCCL_CHECKS_DISABLE=1\nexport NCCL_TREE_THRESHOLD=0\n"})
+    found = {f.span.line: f for f in report.findings if f.code == "NCCL307"}
+    assert at(found[1]) == (1, 8) and "; remove it: argument checks cannot be turned off" in found[1].message
+    assert "use NCCL_CHECK_MODE" not in found[1].message
+    assert at(found[2]) == (2, 8) and found[2].message.endswith("; use NCCL_ALGO")
