@@ -30,3 +30,25 @@ def test_rename_offered_elsewhere(tmp_path):
     (f,) = _306(report)
     assert at(f) == (1, 8) and f.fix is not None and not f.fix.safe
     assert f.fix.edits[0].replacement == "NCCL_MIN_CTAS"
+
+
+def _315(report):
+    return [(at(f), f.message.split("=")[0]) for f in report.findings if f.code == "NCCL315"]
+
+
+def test_nccl315_silent_on_the_values_gcps_profile_sets(tmp_path):
+    # good: OLMo peteish7-medlr.sh sets GCP's TCPXO profile (Ring,Tree / Simple) beside NCCL_FASTRAK_*
+    report = lint_repo(tmp_path, {"run.sh": "export NCCL_FASTRAK_NUM_FLOWS=2\nexport NCCL_ALGO=Ring,Tree\n"
+                                            "export NCCL_PROTO=Simple\n"})
+    assert _315(report) == []
+    report = lint_repo(tmp_path, {"run.sh": "export NCCL_GPUDIRECTTCPX_FORCE_ACK=0\nexport NCCL_ALGO=Ring\n"
+                                            "export NCCL_PROTO=Simple\n"})
+    assert _315(report) == []
+
+
+def test_nccl315_still_said_for_other_values_or_without_the_plugin(tmp_path):
+    # bad: a value the profile does not set, and the profile's values where no GCP plugin runs
+    report = lint_repo(tmp_path, {"run.sh": "export NCCL_FASTRAK_NUM_FLOWS=2\nexport NCCL_ALGO=Tree\n"})
+    assert _315(report) == [((2, 18), "NCCL_ALGO")]
+    report = lint_repo(tmp_path, {"run.sh": "export NCCL_ALGO=Ring,Tree\nexport NCCL_PROTO=Simple\n"})
+    assert _315(report) == [((1, 18), "NCCL_ALGO"), ((2, 19), "NCCL_PROTO")]

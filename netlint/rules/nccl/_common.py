@@ -47,3 +47,22 @@ def transport(ws) -> str | None:
 def env_value(env, name: str) -> str | None:
     var = env.get(name)
     return var.known if var is not None else None
+
+
+_TCPXO_NAMES = ("NCCL_FASTRAK_", "NCCL_SHIMNET_")   # A3 Mega: the plugin with the a3plus guest config checker
+_TCPX_NAMES = ("NCCL_GPUDIRECTTCPX_",)               # A3
+# What GCP's own NCCL profiles set for each plugin: google/nccl-plugin-gpudirect-tcpxo@04815d1b
+# tcpxo_scripts/nccl-env-profile-simple.sh (TCPXO); GCP, "Maximize GPU network bandwidth with
+# GPUDirect-TCPX" (A3: NCCL_ALGO=Ring, NCCL_PROTO=Simple)
+GCP_PROFILE = {"tcpxo": {"NCCL_ALGO": "ring,tree", "NCCL_PROTO": "simple"},
+               "tcpx": {"NCCL_ALGO": "ring", "NCCL_PROTO": "simple"}}
+
+
+def gcp_plugin(ws, env) -> str | None:
+    """Which of GCP's GPUDirect net plugins the environment runs: "tcpxo", "tcpx" or None."""
+    fabric, names = transport(ws) or "", env.names()
+    if fabric == "gpudirect-tcpxo" or any(n.startswith(_TCPXO_NAMES) for n in names):
+        return "tcpxo"
+    if fabric.startswith("gpudirect-tcpx") or any(n.startswith(_TCPX_NAMES) for n in names):
+        return "tcpx"
+    return None

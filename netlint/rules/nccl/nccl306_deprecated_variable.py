@@ -8,6 +8,7 @@ from netlint.nccl import scope
 from netlint.nccl.fixes import rename_edit
 from netlint.nccl.registry import before, registry, target_version, vtuple
 from netlint.rules.base import Rule
+from netlint.rules.nccl._common import gcp_plugin
 
 
 class DeprecatedVariable(Rule):
@@ -66,7 +67,7 @@ class DeprecatedVariable(Rule):
             msg = f"{var.key} is deprecated{when}" + (f"; use {new}" if new else "")
             fix = None
             target = info.renames_to
-            plugin = _gcp_plugin(ws, env) if var.key == "NCCL_MIN_NCHANNELS" else None
+            plugin = gcp_plugin(ws, env) if var.key == "NCCL_MIN_NCHANNELS" else None
             if plugin == "tcpxo":
                 msg = (f"{var.key} is deprecated{when} ({new} replaces it), but keep it here: the guest config "
                        "checker of GCP's GPUDirect-TCPXO plugin requires NCCL_MIN_NCHANNELS=4 by that name")
@@ -78,19 +79,3 @@ class DeprecatedVariable(Rule):
                 ok = version is not None and new_info is not None and new_info.read_by(version)
                 fix = Fix(f"rename {var.key} to {target}", (rename_edit(var, target, ws),), safe=ok)
             yield self.finding(msg, var.name.span, key=var.key, fix=fix)
-
-
-_TCPXO_NAMES = ("NCCL_FASTRAK_", "NCCL_SHIMNET_")   # A3 Mega: the plugin with the a3plus guest config checker
-_TCPX_NAMES = ("NCCL_GPUDIRECTTCPX_",)               # A3
-
-
-def _gcp_plugin(ws, env) -> str | None:
-    """Which of GCP's GPUDirect net plugins the environment runs: "tcpxo", "tcpx" or None."""
-    from netlint.rules.nccl._common import transport
-
-    fabric, names = transport(ws) or "", env.names()
-    if fabric == "gpudirect-tcpxo" or any(n.startswith(_TCPXO_NAMES) for n in names):
-        return "tcpxo"
-    if fabric.startswith("gpudirect-tcpx") or any(n.startswith(_TCPX_NAMES) for n in names):
-        return "tcpx"
-    return None

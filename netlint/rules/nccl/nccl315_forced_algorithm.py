@@ -5,7 +5,7 @@ from typing import Iterator
 from netlint.findings import Finding, Severity
 from netlint.nccl.values import check
 from netlint.rules.base import Rule
-from netlint.rules.nccl._common import settings
+from netlint.rules.nccl._common import GCP_PROFILE, gcp_plugin, settings
 
 
 class ForcedAlgorithm(Rule):
@@ -16,7 +16,9 @@ class ForcedAlgorithm(Rule):
     Why: NCCL's tuner picks per message size among Ring/Tree/NVLS/PAT and LL/LL128/Simple. Forcing
     one gives up the others everywhere, and since 2.24 a restriction that leaves no algorithm for a
     collective makes it fail instead of falling back to Ring. Some platforms require it (GCP TCPX,
-    older AWS EFA guidance), which is why this is only info.
+    older AWS EFA guidance), which is why this is only info. In an environment that runs GCP's
+    GPUDirect-TCPX or -TCPXO plugin, the values GCP's own profile sets (`Ring` / `Ring,Tree`,
+    `Simple`) are not reported.
 
     Bad:  `export NCCL_ALGO=Ring` (without a platform requirement)
     Good: unset
@@ -26,7 +28,10 @@ class ForcedAlgorithm(Rule):
     Source: NCCL User Guide, Environment Variables, "Debugging" section: NCCL_ALGO, NCCL_PROTO;
     NVIDIA/nccl@5067397c (2.30.7) `src/enqueue.cc` L2052-2065 ("No algorithm/protocol available" →
     `ncclInvalidUsage` when NCCL_ALGO or NCCL_PROTO is set); NVIDIA/nccl#1304, #1876;
-    NVIDIA/nccl-tests#352; aws/sagemaker-training-toolkit@9a5ed9f (`NCCL_PROTO=simple` for EFA).
+    NVIDIA/nccl-tests#352; aws/sagemaker-training-toolkit@9a5ed9f (`NCCL_PROTO=simple` for EFA);
+    google/nccl-plugin-gpudirect-tcpxo@04815d1b `tcpxo_scripts/nccl-env-profile-simple.sh` (TCPXO:
+    `NCCL_ALGO=Ring,Tree`, `NCCL_PROTO=Simple`); GCP, "Maximize GPU network bandwidth with
+    GPUDirect-TCPX" (A3: `NCCL_ALGO=Ring`, `NCCL_PROTO=Simple`).
     """
 
     code = "NCCL315"
@@ -40,5 +45,8 @@ class ForcedAlgorithm(Rule):
             for env, var in settings(ws, name):
                 if check(name, var.known):
                     continue
+                plugin = gcp_plugin(ws, env)
+                if plugin and str(var.known).replace(" ", "").lower() == GCP_PROFILE[plugin][name]:
+                    continue  # the value GCP's own profile for that plugin sets
                 yield self.finding(f"{name}={var.known} restricts the {what} NCCL may choose; keep it only if "
                                    f"the platform requires it", var.span, key=name)
