@@ -33,22 +33,22 @@ def test_rename_offered_elsewhere(tmp_path):
 
 
 def _315(report):
-    return [(at(f), f.message.split("=")[0]) for f in report.findings if f.code == "NCCL315"]
+    return [(at(f), f.message.split("=")[0], "keep it here" in f.message) for f in report.findings
+            if f.code == "NCCL315"]
 
 
-def test_nccl315_silent_on_the_values_gcps_profile_sets(tmp_path):
-    # good: OLMo peteish7-medlr.sh sets GCP's TCPXO profile (Ring,Tree / Simple) beside NCCL_FASTRAK_*
+def test_nccl315_says_keep_it_on_the_values_gcps_configurations_set(tmp_path):
+    # OLMo peteish7-medlr.sh sets GCP's TCPXO profile (Ring,Tree / Simple) beside NCCL_FASTRAK_*: the info
+    # stays (the choice is restricted) but says the platform needs it
     report = lint_repo(tmp_path, {"run.sh": "export NCCL_FASTRAK_NUM_FLOWS=2\nexport NCCL_ALGO=Ring,Tree\n"
                                             "export NCCL_PROTO=Simple\n"})
-    assert _315(report) == []
-    report = lint_repo(tmp_path, {"run.sh": "export NCCL_GPUDIRECTTCPX_FORCE_ACK=0\nexport NCCL_ALGO=Ring\n"
-                                            "export NCCL_PROTO=Simple\n"})
-    assert _315(report) == []
+    assert _315(report) == [((2, 18), "NCCL_ALGO", True), ((3, 19), "NCCL_PROTO", True)]
+    report = lint_repo(tmp_path, {"run.sh": "export NCCL_GPUDIRECTTCPX_FORCE_ACK=0\nexport NCCL_ALGO=Ring\n"})
+    assert _315(report) == [((2, 18), "NCCL_ALGO", True)]
 
 
-def test_nccl315_still_said_for_other_values_or_without_the_plugin(tmp_path):
-    # bad: a value the profile does not set, and the profile's values where no GCP plugin runs
+def test_nccl315_other_values_or_without_the_plugin_keep_the_plain_info(tmp_path):
     report = lint_repo(tmp_path, {"run.sh": "export NCCL_FASTRAK_NUM_FLOWS=2\nexport NCCL_ALGO=Tree\n"})
-    assert _315(report) == [((2, 18), "NCCL_ALGO")]
+    assert _315(report) == [((2, 18), "NCCL_ALGO", False)]
     report = lint_repo(tmp_path, {"run.sh": "export NCCL_ALGO=Ring,Tree\nexport NCCL_PROTO=Simple\n"})
-    assert _315(report) == [((1, 18), "NCCL_ALGO"), ((2, 19), "NCCL_PROTO")]
+    assert _315(report) == [((1, 18), "NCCL_ALGO", False), ((2, 19), "NCCL_PROTO", False)]

@@ -52,10 +52,11 @@ def env_value(env, name: str) -> str | None:
 _TCPXO_NAMES = ("NCCL_FASTRAK_", "NCCL_SHIMNET_")   # A3 Mega: the plugin with the a3plus guest config checker
 _TCPX_NAMES = ("NCCL_GPUDIRECTTCPX_",)               # A3
 # What GCP's own NCCL profiles set for each plugin: google/nccl-plugin-gpudirect-tcpxo@04815d1b
-# tcpxo_scripts/nccl-env-profile-simple.sh (TCPXO); GCP, "Maximize GPU network bandwidth with
-# GPUDirect-TCPX" (A3: NCCL_ALGO=Ring, NCCL_PROTO=Simple)
-GCP_PROFILE = {"tcpxo": {"NCCL_ALGO": "ring,tree", "NCCL_PROTO": "simple"},
-               "tcpx": {"NCCL_ALGO": "ring", "NCCL_PROTO": "simple"}}
+# tcpxo_scripts/nccl-env-profile-simple.sh (TCPXO: Ring,Tree / Simple); for TCPX (A3)
+# GoogleCloudPlatform/cluster-toolkit@4f04afc179 a3-highgpu-8g run-nccl-tests.sh (Ring / Simple) and
+# GoogleCloudPlatform/container-engine-accelerators@0e5609b0 gpudirect-tcpx/nccl-config.yaml (Ring,Tree / Simple)
+GCP_PROFILE = {"tcpxo": {"NCCL_ALGO": {"ring,tree"}, "NCCL_PROTO": {"simple"}},
+               "tcpx": {"NCCL_ALGO": {"ring", "ring,tree"}, "NCCL_PROTO": {"simple"}}}
 
 
 def gcp_plugin(ws, env) -> str | None:

@@ -17,8 +17,8 @@ class ForcedAlgorithm(Rule):
     one gives up the others everywhere, and since 2.24 a restriction that leaves no algorithm for a
     collective makes it fail instead of falling back to Ring. Some platforms require it (GCP TCPX,
     older AWS EFA guidance), which is why this is only info. In an environment that runs GCP's
-    GPUDirect-TCPX or -TCPXO plugin, the values GCP's own profile sets (`Ring` / `Ring,Tree`,
-    `Simple`) are not reported.
+    GPUDirect-TCPX or -TCPXO plugin, the values GCP's own configurations set (`Ring,Tree` for TCPXO;
+    `Ring` or `Ring,Tree` for TCPX; `Simple`) are said to be kept.
 
     Bad:  `export NCCL_ALGO=Ring` (without a platform requirement)
     Good: unset
@@ -30,8 +30,11 @@ class ForcedAlgorithm(Rule):
     `ncclInvalidUsage` when NCCL_ALGO or NCCL_PROTO is set); NVIDIA/nccl#1304, #1876;
     NVIDIA/nccl-tests#352; aws/sagemaker-training-toolkit@9a5ed9f (`NCCL_PROTO=simple` for EFA);
     google/nccl-plugin-gpudirect-tcpxo@04815d1b `tcpxo_scripts/nccl-env-profile-simple.sh` (TCPXO:
-    `NCCL_ALGO=Ring,Tree`, `NCCL_PROTO=Simple`); GCP, "Maximize GPU network bandwidth with
-    GPUDirect-TCPX" (A3: `NCCL_ALGO=Ring`, `NCCL_PROTO=Simple`).
+    `NCCL_ALGO=Ring,Tree`, `NCCL_PROTO=Simple`); GoogleCloudPlatform/container-engine-accelerators@0e5609b0
+    `gpudirect-tcpx/nccl-config.yaml` (TCPX: `-x NCCL_ALGO=Ring,Tree -x NCCL_PROTO=Simple`);
+    GoogleCloudPlatform/cluster-toolkit@4f04afc179
+    `examples/machine-learning/a3-highgpu-8g/nccl-tests/run-nccl-tests.sh` L42-65 (TCPX: `NCCL_ALGO=Ring`,
+    `NCCL_PROTO=Simple`).
     """
 
     code = "NCCL315"
@@ -46,7 +49,10 @@ class ForcedAlgorithm(Rule):
                 if check(name, var.known):
                     continue
                 plugin = gcp_plugin(ws, env)
-                if plugin and str(var.known).replace(" ", "").lower() == GCP_PROFILE[plugin][name]:
-                    continue  # the value GCP's own profile for that plugin sets
+                if plugin and str(var.known).replace(" ", "").lower() in GCP_PROFILE[plugin][name]:
+                    yield self.finding(f"{name}={var.known} restricts the {what} NCCL may choose, but keep it here: "
+                                       f"GCP's own configurations for the GPUDirect-{plugin.upper()} plugin set it",
+                                       var.span, key=name)
+                    continue
                 yield self.finding(f"{name}={var.known} restricts the {what} NCCL may choose; keep it only if "
                                    f"the platform requires it", var.span, key=name)
