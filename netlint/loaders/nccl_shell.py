@@ -147,6 +147,9 @@ def env_of_script(file: str, script: Any, conf_bodies: list | None = None):
             continue
         if name not in launches:
             launches.append(name)
+        program = _program(cmd.argv) if cmd.argv and is_launcher(cmd.argv[0]) else None
+        if isinstance(program, str) and program not in launches:  # what `mpirun … PROGRAM` starts
+            launches.append(program)
         if cmd.span.file == file and cmd.parent is None:
             launch_spans.append(cmd.span)
     return NcclEnv(file=file, format="shell", span=Span(file, 1, 1, 1, 1, 0, 0), variables=variables,

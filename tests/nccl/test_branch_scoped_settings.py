@@ -15,7 +15,7 @@ def test_export_and_mpirun_in_the_same_undecided_branch(tmp_path):
         #!/bin/bash
         if [[ "${NODE_RANK}" -eq "0" ]]; then
             export NCCL_DEBUG="INFO"
-            mpirun -x NCCL_DEBUG="${NCCL_DEBUG}" -x NCCL_DEBUG_SUBSYS=INIT ./all_gather_perf
+            mpirun -x NCCL_DEBUG="${NCCL_DEBUG}" -x NCCL_DEBUG_SUBSYS=INIT python train.py
         fi
         """})
     # once, at the export: `-x NCCL_DEBUG="${NCCL_DEBUG}"` passes the same value on, no second setting

@@ -29,7 +29,7 @@ spec:
         {{- end }}
         command: ["/bin/bash", "-c"]
         args:
-        - mpirun -np {{ mul .Values.replicas 8 }} -x NCCL_SHM_DISABLE=1 all_reduce_perf
+        - mpirun -np {{ mul .Values.replicas 8 }} -x NCCL_SHM_DISABLE=1 python train.py
 """
 
 

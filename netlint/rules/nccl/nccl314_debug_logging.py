@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import re
 from typing import Iterator
 
 from netlint.findings import Finding, Severity
@@ -18,7 +19,10 @@ class DebugLogging(Rule):
 
     Why: every rank logs its topology, channels and connections: gigabytes per run at scale
     (10-12 GB seen) and a slower start. Keep it for debugging sessions: a file whose name says it is
-    for debugging (`values-debug.yaml`, `debug.env`) is not reported.
+    for debugging (`values-debug.yaml`, `debug.env`) is not reported, nor a script that greps the
+    lines NCCL prints only at INFO (`grep "NET/OFI Selected provider is efa" run.log`: it needs them).
+    Where the setting reaches only nccl-tests binaries (`mpirun -x NCCL_DEBUG=INFO … all_reduce_perf`,
+    a benchmark pod), INFO is how such a check shows the transport chosen: info, without a fix.
 
     Bad:  `export NCCL_DEBUG=INFO`
     Good: `export NCCL_DEBUG=WARN`
@@ -27,7 +31,8 @@ class DebugLogging(Rule):
 
     Source: NCCL User Guide, Environment Variables: NCCL_DEBUG, NCCL_DEBUG_SUBSYS;
     NVIDIA/nccl@5067397c (2.30.7) `src/debug.cc` L45-78 (levels; subsystems, default
-    INIT,BOOTSTRAP,ENV); goodfire-ai/spd#889 (10-12 GB of logs per run); NVIDIA/nccl#1271.
+    INIT,BOOTSTRAP,ENV); goodfire-ai/spd#889 (10-12 GB of logs per run); NVIDIA/nccl#1271;
+    aws/aws-ofi-nccl@2daf7d30 `src/nccl_ofi_net.cpp` L644 ("Selected provider is …", logged at INFO).
     """
 
     code = "NCCL314"
@@ -38,13 +43,20 @@ class DebugLogging(Rule):
 
     def check(self, ws) -> Iterator[Finding]:
         for env, var in settings(ws, "NCCL_DEBUG"):
-            if _for_debugging(var.file):
+            if _for_debugging(var.file) or _reads_info_lines(ws.text(var.file) or ""):
                 continue
             level = var.known.strip().upper()
-            if level in VERBOSE:
-                yield self.finding(f"NCCL_DEBUG={var.known} logs every rank's setup at {level} level; use WARN "
-                                   f"outside debugging", var.span, key=var.key,
-                                   fix=value_fix(var, "WARN", ws, "write NCCL_DEBUG=WARN", safe=False))
+            if level not in VERBOSE:
+                continue
+            bench = _benchmark(env, var)
+            if bench is not None:
+                yield self.finding(f"NCCL_DEBUG={var.known} in an nccl-tests run ({bench}): {level} shows the "
+                                   f"transport NCCL chose, fine for a check; keep it out of training jobs",
+                                   var.span, key=var.key, severity=Severity.INFO)
+                continue
+            yield self.finding(f"NCCL_DEBUG={var.known} logs every rank's setup at {level} level; use WARN "
+                               f"outside debugging", var.span, key=var.key,
+                               fix=value_fix(var, "WARN", ws, "write NCCL_DEBUG=WARN", safe=False))
         for env, var in settings(ws, "NCCL_DEBUG_SUBSYS"):
             if _for_debugging(var.file):
                 continue
@@ -53,6 +65,32 @@ class DebugLogging(Rule):
             if not text.startswith("^") and "ALL" in [t.strip() for t in text.split(",")] and level in VERBOSE:
                 yield self.finding("NCCL_DEBUG_SUBSYS=ALL with NCCL_DEBUG at INFO/TRACE logs every subsystem",
                                    var.span, key=var.key)
+
+
+# Programs that run beside a benchmark without using NCCL (a script's logging, checks and set-up).
+_NOT_NCCL = {"echo", "printf", "cat", "tee", "grep", "egrep", "sed", "awk", "hostname", "date", "sleep", "mkdir",
+             "cp", "mv", "rm", "ls", "nvidia-smi", "ibstat", "ibv_devinfo", "ibv_devices", "printenv", "env",
+             "which", "head", "tail", "sort", "uniq", "wc", "touch", "chmod", "scontrol", "module", "ml", "cut",
+             "tr", "basename", "dirname", "realpath", "readlink", "true", "false", "test", "fi_info", "lspci"}
+_LAUNCHERS = {"mpirun", "mpiexec", "srun", "orterun", "prterun"}
+# grep patterns of lines NCCL and its net plugins print only at INFO: a script that checks them needs INFO
+_INFO_LINES = re.compile(r"grep\b[^\n|;]*(?:NET/|NCCL INFO|Selected provider|Using network|via NET|GDRDMA|"
+                         r"Channel \d|Connected all|comm 0x)", re.IGNORECASE)
+
+
+def _benchmark(env, var) -> str | None:
+    """The nccl-tests binary the setting applies to, when it applies to nothing else that uses NCCL
+    (an `mpirun -x` for `all_reduce_perf`, a benchmark pod's env, a script that only runs `*_perf`)."""
+    programs = [var.command] if var.command else list(getattr(env, "launches", ()))
+    names = [p.rsplit("/", 1)[-1] for p in programs if isinstance(p, str)]
+    bench = [n for n in names if n.endswith(("_perf", "_perf_mpi"))]
+    if bench and all(n in _NOT_NCCL or n in _LAUNCHERS or n in bench for n in names):
+        return bench[0]
+    return None
+
+
+def _reads_info_lines(text: str) -> bool:
+    return "grep" in text and _INFO_LINES.search(text) is not None
 
 
 def _for_debugging(path: str) -> bool:
