@@ -170,10 +170,30 @@ def _envs_of(file: str, text: str, index: Any, root: Any) -> Iterator[Any]:
         more, launches, launch_spans, findings = command_env(file, text, index, owner, list(variables), scope)
         yield from findings
         variables += more
+        if _one_slot_per_worker(root):  # an MPIJob whose every pod runs one rank: no two share a host
+            from netlint.nccl.mpirun import ONE_RANK_PER_NODE
+
+            for var in variables:
+                if ONE_RANK_PER_NODE not in var.flags:
+                    var.flags.append(ONE_RANK_PER_NODE)
         span = owner.key_span("env") if "env" in owner else owner.key_span("command" if "command" in owner
                                                                             else "args")
         yield NcclEnv(file=file, format="k8s", scope=scope, span=span, variables=variables,
                       launches=launches, launch_spans=launch_spans)
+
+
+def _one_slot_per_worker(root: Any) -> bool:
+    """A Kubeflow MPIJob with ``spec.slotsPerWorker: 1`` (kubeflow/mpi-operator: each worker pod takes
+    that many ranks)."""
+    from netlint.located import MapNode, Scalar
+
+    if not isinstance(root, MapNode):  # a fragment: a container or env list cut from a manifest
+        return False
+    kind, spec = root.get("kind"), root.get("spec")
+    if not (isinstance(kind, Scalar) and kind.value == "MPIJob" and isinstance(spec, MapNode)):
+        return False
+    slots = spec.get("slotsPerWorker")
+    return isinstance(slots, Scalar) and str(slots.value) == "1"
 
 
 def _env_items(env: Any) -> Iterator[Any]:

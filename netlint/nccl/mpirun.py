@@ -116,6 +116,11 @@ def settings(argv: list["Word"], environment: Mapping[str, Any] | None = None) -
             in_options = v == ":"  # MPMD: the next executable's options
             i += 1
             continue
+        if not isinstance(v, str) and i + 1 < n and str(argv[i + 1].value).startswith("-"):
+            # `mpirun … ${EXTRA} -x NCCL_PROTO=simple prog`: an unknown word among the options (empty, or
+            # options of its own) does not end them
+            i += 1
+            continue
         if not isinstance(v, str) or not v.startswith("-") or v in ("-", "--"):
             in_options = v == ":"
             i += 1
@@ -191,6 +196,27 @@ def _self_reference(s: Setting, environment: Mapping[str, Any]) -> bool:
         and v.origin == own.origin and v.value == own.value
 
 
+# An NcclVar flag: the ranks that see the setting run one per node (pod), so none share a host.
+ONE_RANK_PER_NODE = "one-rank-per-node"
+
+
+def ranks_per_node(argv: list["Word"]) -> int | None:
+    """The ranks per node an MPI launcher's options ask for (Open MPI ``-N``/``--npernode``/``--map-by
+    ppr:N:node``, MPICH/Intel MPI ``-ppn``), or None when they do not say."""
+    per: int | None = None
+    for i in range(1, len(argv) - 1):
+        v, nxt = argv[i].value, argv[i + 1].value
+        if not isinstance(v, str) or not isinstance(nxt, str):
+            continue
+        opt = v.lstrip("-")
+        if opt in ("N", "npernode", "ppn", "perhost") and nxt.isdigit():
+            per = int(nxt)
+        elif opt == "map-by" and nxt.lower().startswith("ppr:") and nxt.lower().split(":")[2:3] == ["node"]:
+            count = nxt.split(":")[1]
+            per = int(count) if count.isdigit() else per
+    return per
+
+
 def nccl_vars(argv: list["Word"], environment: Mapping[str, Any] | None = None,
               command: str | None = None, flags: tuple[str, ...] = (), via: tuple = ()) -> list[Any]:
     """:func:`settings` as :class:`~netlint.models.nccl.NcclVar` objects (for the env loaders).
@@ -204,6 +230,8 @@ def nccl_vars(argv: list["Word"], environment: Mapping[str, Any] | None = None,
     from netlint.models.nccl import NcclVar
 
     out = []
+    if ranks_per_node(argv) == 1:
+        flags = (*flags, ONE_RANK_PER_NODE)
     for s in settings(argv, environment):
         if environment is not None and s.name.value in environment and (
                 s.forwarded or _self_reference(s, environment)):

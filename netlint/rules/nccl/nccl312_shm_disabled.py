@@ -3,6 +3,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from netlint.findings import Finding, Severity
+from netlint.nccl.mpirun import ONE_RANK_PER_NODE
 from netlint.rules.base import Rule
 from netlint.rules.nccl._common import ivalue, settings
 
@@ -19,11 +20,16 @@ class ShmDisabled(Rule):
     Bad:  `export NCCL_SHM_DISABLE=1`
     Good: unset, with `docker run --shm-size=…` / a larger `/dev/shm` volume.
 
+    Not reported where the ranks that see it run one per node: an `mpirun -N 1` / `--npernode 1` /
+    `-ppn 1` / `--map-by ppr:1:node` that forwards it, or a Kubeflow MPIJob with `slotsPerWorker: 1`
+    (SHM connects only ranks on the same host with the same `/dev/shm`, so the setting changes nothing).
+
     Fix: remove the line after giving the container enough shared memory (no automatic fix).
 
     Source: NCCL User Guide, Environment Variables: NCCL_SHM_DISABLE (SHM carries traffic where P2P
     cannot; without it NCCL uses the network between CPU sockets); NVIDIA/nccl@5067397c (2.30.7)
-    `src/transport/shm.cc` L66 (only 1 disables); NVIDIA/nccl#342, #290, #473;
+    `src/transport/shm.cc` L66 (only 1 disables), L61-83 (`shmCanConnect`: same `hostHash` and
+    `shmDev` only); kubeflow/mpi-operator `slotsPerWorker` (ranks per worker pod); NVIDIA/nccl#342, #290, #473;
     pytorch/torchtitan#853.
     """
 
@@ -35,6 +41,8 @@ class ShmDisabled(Rule):
 
     def check(self, ws) -> Iterator[Finding]:
         for env, var in settings(ws, "NCCL_SHM_DISABLE"):
+            if ONE_RANK_PER_NODE in var.flags:
+                continue  # one rank per node or pod: no two ranks share a host, SHM never connects
             if ivalue(var) == 1:
                 yield self.finding("NCCL_SHM_DISABLE=1 turns off the shared-memory transport: traffic that "
                                    "cannot use P2P goes over the network; if /dev/shm is too small, enlarge it "

@@ -1,0 +1,59 @@
+"""mpirun options netlint reads around what it cannot: ranks per node (NCCL312 is moot with one rank per
+node or pod) and an unknown word among the options, which does not end them (round 9: dranet MPIJobs
+with slotsPerWorker: 1 got NCCL312; aws deep-learning-containers nccl_allreduce.sh lost every
+`-x` after `${USE_DEVICE_RDMA_ARG}`)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import at, lint_repo
+
+MPIJOB = """apiVersion: kubeflow.org/v2beta1
+kind: MPIJob
+metadata: {{name: nccl}}
+spec:
+  slotsPerWorker: {slots}
+  mpiReplicaSpecs:
+    Launcher:
+      replicas: 1
+      template:
+        spec:
+          containers:
+          - name: launcher
+            image: nccl-tests
+            command: ["mpirun", "-np", "2", "-x", "NCCL_SHM_DISABLE=1", "python", "train.py"]
+"""
+
+
+def _312(report):
+    return [(f.file, *at(f)) for f in report.findings if f.code == "NCCL312"]
+
+
+def test_mpijob_one_slot_per_worker_has_no_host_to_share(tmp_path):
+    assert _312(lint_repo(tmp_path, {"job.yaml": MPIJOB.format(slots=1)})) == []
+    # bad: two ranks per pod share its /dev/shm, where SHM would carry their traffic
+    assert _312(lint_repo(tmp_path, {"job.yaml": MPIJOB.format(slots=2)})) == [("job.yaml", 14, 69)]
+
+
+@pytest.mark.parametrize("opts, reported", [("-N 1", False), ("--npernode 1", False), ("-ppn 1", False),
+                                            ("--map-by ppr:1:node", False), ("-N 8", True), ("", True)])
+def test_mpirun_ranks_per_node(tmp_path, opts, reported):
+    text = f"mpirun -np 16 {opts} -x NCCL_SHM_DISABLE=1 python train.py\n"
+    found = _312(lint_repo(tmp_path, {"run.sh": text}))
+    assert found == ([("run.sh", 1, text.index("=1") + 2)] if reported else [])
+
+
+def test_an_unknown_word_among_the_options_does_not_end_them(tmp_path):
+    text = ('if [ "$RDMA" = 1 ]; then EXTRA="-x FI_EFA_USE_DEVICE_RDMA=1"; else EXTRA=""; fi\n'
+            "mpirun -np 16 -x FI_PROVIDER=efa ${EXTRA} -x NCCL_PROTO=simple -x NCCL_DEBUG=TRAC ./all_reduce_perf\n")
+    report = lint_repo(tmp_path, {"run.sh": text})
+    assert sorted((f.code, *at(f)) for f in report.findings if f.code in ("NCCL303", "NCCL315")) == \
+        [("NCCL303", 2, 78), ("NCCL315", 2, 57)]
+
+
+def test_a_fragment_that_is_a_list_is_no_mpijob(tmp_path):
+    # found by the k8s fuzzer: a root sequence (a container list cut from a manifest) has no spec
+    text = '- name: c\n  command: ["mpirun", "-np", "2", "-x", "NCCL_SHM_DISABLE=1", "python", "t.py"]\n'
+    report = lint_repo(tmp_path, {"containers.yaml": text})
+    assert not [f for f in report.findings if f.code == "NL000"] and _312(report) == [("containers.yaml", 2, 59)]
