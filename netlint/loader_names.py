@@ -48,9 +48,36 @@ def dotenv(name: str, suffix: str) -> bool:
 
 
 def shell(name: str, suffix: str) -> bool:
+    """Shell suffixes; no suffix; and a suffix no other kind of file uses, which sites give their
+    batch scripts (`launch_gpt.frontier`, `run.qsub`, `train.job`): read, and kept only with a
+    ``#!…sh`` line (the loaders' claims)."""
     if suffix == "":
         return "." not in name.lstrip(".") or name == ".envrc"
-    return suffix in SHELL_SUFFIXES or suffix == ".conf"
+    return suffix in SHELL_SUFFIXES or suffix == ".conf" or site_script_suffix(suffix)
+
+
+# Suffixes of files that are not shell scripts (code, documents, data, archives, model weights): a suffix
+# outside this set and the formats netlint reads may be a site's name for its batch scripts.
+_NOT_SCRIPTS = frozenset(
+    ".py .pyc .pyo .pyi .pyx .pxd .ipynb .c .h .cc .cpp .cxx .hpp .hh .cu .cuh .f .f90 .go .rs .java .kt .scala "
+    ".js .mjs .cjs .ts .tsx .jsx .rb .pl .pm .php .lua .r .jl .m .swift .cs .vb .hs .ml .clj .ex .exs .erl "
+    ".md .rst .txt .adoc .asciidoc .tex .bib .html .htm .xml .xsl .css .scss .svg .pdf .doc .docx .odt .ppt "
+    ".pptx .xls .xlsx .rtf .man .1 .info "
+    ".json .jsonl .ndjson .yaml .yml .toml .ini .cfg .properties .csv .tsv .parquet .arrow .feather .avro .orc "
+    ".sql .db .sqlite .proto .thrift .graphql .lock .sum .mod .gradle .cmake .mk .make .in .am .ac .m4 .spec "
+    ".png .jpg .jpeg .gif .bmp .ico .tif .tiff .webp .mp3 .mp4 .wav .avi .mov .mkv .ogg .flac "
+    ".zip .gz .tgz .bz2 .xz .zst .tar .7z .rar .whl .egg .deb .rpm .jar .war .iso .img .qcow2 "
+    ".so .o .a .dll .dylib .exe .bin .obj .class .pt .pth .ckpt .safetensors .onnx .h5 .hdf5 .npy .npz .pkl "
+    ".pickle .joblib .tfrecord .pb .tflite .engine .plan .msgpack .gguf .ggml "
+    ".log .out .err .dump .query .bak .orig .rej .swp .tmp .old .patch .diff .pem .crt .key .pub .asc .sig "
+    ".gpg .p12 .der .csr .tf .tfvars .hcl .j2 .jinja .jinja2 .tpl .tmpl .template .gotmpl .mustache .hbs "
+    ".example .sample .dist .default .new .ps1 .bat .cmd .vbs .fish .csh .tcsh .nix .dhall .cue .rego .bzl .bazel .star .gitignore "
+    ".gitattributes .gitmodules .dockerignore .editorconfig .prettierrc .eslintrc .npmrc .nvmrc .env "
+    ".service .timer .socket .mount .desktop .plist .reg .ttf .otf .woff .woff2 .eot".split())
+
+
+def site_script_suffix(suffix: str) -> bool:
+    return 2 <= len(suffix) <= 16 and suffix[1:].isalpha() and suffix not in _NOT_SCRIPTS
 
 
 def dockerfile(name: str, suffix: str) -> bool:

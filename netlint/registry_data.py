@@ -9,7 +9,7 @@ LOADERS = (
     ('inventory', 'netlint.loaders.inventory', 'inventory', ('.yaml', '.yml'), ('inventory.yaml', 'inventory.yml'), ''),
     ('job-deepspeed', 'netlint.loaders.job_deepspeed', 'jobs', ('.json', '.hjson'), (), ''),
     ('job-hostfile', 'netlint.loaders.job_hostfile', 'jobs', ('.hostfile',), ('hostfile', 'host_file', 'hostfile.txt', 'hosts', 'host-file'), ''),
-    ('job-shell', 'netlint.loaders.job_shell', 'jobs', ('.sh', '.bash', '.sbatch', '.slurm', '.sub'), (), ''),
+    ('job-shell', 'netlint.loaders.job_shell', 'jobs', ('.sh', '.bash', '.sbatch', '.slurm', '.sub'), (), 'shell'),
     ('job-torchtitan', 'netlint.loaders.job_toml', 'jobs', ('.toml',), (), ''),
     ('job-yaml', 'netlint.loaders.job_yaml', 'jobs', ('.yaml', '.yml'), (), ''),
     ('native-switch', 'netlint.loaders.native_switch', 'switches', ('.yaml', '.yml'), (), ''),

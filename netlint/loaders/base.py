@@ -163,3 +163,26 @@ def shell_read_findings(script) -> list[Finding]:
         else:
             out.append(Finding("NL012", e.message, e.span, Severity.INFO, key=f"shell-unread:{e.span.line}"))
     return out
+
+
+_SHEBANG = None
+
+
+def shebang_shell(text: str) -> bool:
+    """The text starts with a ``#!`` line that runs a POSIX-style shell (sh, bash, zsh, ksh, dash)."""
+    global _SHEBANG
+    if _SHEBANG is None:
+        import re
+
+        _SHEBANG = re.compile(r"\A#!\s*\S*(?:/|\s)(?:env\s+)?(?:ba|z|k|da)?sh\b")
+    return _SHEBANG.match(text) is not None
+
+
+def script_by_name_or_first_line(src: SourceFile) -> bool:
+    """A shell script by its name (a shell suffix, no suffix, ``.envrc``) or, under another suffix a site
+    gives its batch scripts (``launch.frontier``), by its ``#!…sh`` line."""
+    from netlint.loader_names import SHELL_SUFFIXES
+
+    if src.suffix in SHELL_SUFFIXES or src.suffix in ("", ".conf") or src.name == ".envrc":
+        return True
+    return shebang_shell(src.text)

@@ -14,7 +14,8 @@ from __future__ import annotations
 import re
 from typing import Any, Iterator
 
-from netlint.loaders.base import Loader, shell_read_findings
+from netlint.loader_names import SHELL_SUFFIXES
+from netlint.loaders.base import Loader, shebang_shell, shell_read_findings
 from netlint.source import SourceFile
 
 SUFFIXES = (".sh", ".bash", ".sbatch", ".slurm", ".sub")
@@ -25,10 +26,15 @@ _HINT = re.compile(r"torchrun|torch\.distributed|\bdeepspeed\b|pretrain_|\bdeepy
 class ShellJobLoader(Loader):
     name = "job-shell"
     kind = "jobs"
-    suffixes = SUFFIXES
+    suffixes = SUFFIXES  # named by these; read under the same names as the NCCL shell reader
+    wants_by = "shell"
 
     def claims(self, src: SourceFile) -> bool:
-        return _HINT.search(src.text) is not None
+        text = src.text
+        if _HINT.search(text) is None:
+            return False
+        # a file without a shell suffix (`launch`, `run.frontier`) is a script by its first line
+        return src.suffix in SHELL_SUFFIXES or shebang_shell(text)
 
     def load(self, src: SourceFile) -> Iterator[Any]:
         from netlint.jobs.script import jobs_from_source

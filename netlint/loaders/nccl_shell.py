@@ -26,11 +26,10 @@ from __future__ import annotations
 import re
 from typing import Any, Iterator
 
-from netlint.loaders.base import Loader, shell_read_findings
+from netlint.loaders.base import Loader, shebang_shell, shell_read_findings
 from netlint.source import SourceFile
 
 from netlint.loader_names import SHELL_SUFFIXES
-_SHEBANG = re.compile(r"\A#!\s*\S*(?:/|\s)(?:env\s+)?(?:ba|z|k|da)?sh\b")
 _EXPORT_NCCL = re.compile(r"^\s*export\s+NCCL_", re.M)
 
 
@@ -52,7 +51,7 @@ class ShellEnvLoader(Loader):
             return True
         if src.suffix == ".conf":
             return not is_conf_name(src.name) and _EXPORT_NCCL.search(text) is not None
-        return _SHEBANG.match(text) is not None
+        return shebang_shell(text)
 
     def load(self, src: SourceFile) -> Iterator[Any]:
         from netlint.shell import parse_script

@@ -26,7 +26,7 @@ import re
 from typing import Any, Iterator
 
 from netlint.loader_names import SHELL_SUFFIXES
-from netlint.loaders.base import Loader
+from netlint.loaders.base import Loader, script_by_name_or_first_line
 from netlint.source import SourceFile
 
 # what a NIC setup script holds; a cheap test before the script is evaluated
@@ -46,7 +46,7 @@ class NicScriptLoader(Loader):
 
     def claims(self, src: SourceFile) -> bool:
         text = src.text
-        if not any(m in text for m in _MARKERS):
+        if not any(m in text for m in _MARKERS) or not script_by_name_or_first_line(src):
             return False
         reader = _ScriptReader(src)
         if not (reader.commands or reader.skipped or reader.unknown or reader.written or reader.substituted):
