@@ -175,7 +175,7 @@ def _nic_hops(ch: Chain, nics, dscp: int, p_fabric, it) -> int | None:
     if trust is not None and trust.value == "pcp":
         hop.status, hop.owner, hop.note = "break", "NIC201", "untagged RoCE v2 is classified as priority 0"
     ch.hops.append(hop)
-    q = roce.first(nics, lambda n: n.priority_of_dscp(dscp))
+    q = roce.priority_of_dscp(nics, dscp)
     hop = Hop("NIC priority", f"DSCP {dscp} -> priority {q.value}" + (" (default DSCP >> 3)" if q.implied else "")
               if q is not None else "unknown", q.span if q is not None else None, "ok" if q is not None else "unknown")
     if q is not None and p_fabric is not None and q.value != p_fabric:

@@ -123,17 +123,30 @@ OPERATOR = ("nicop-template", "spectrum-x-profile")
 def one_nic(a: "NicQos", b: "NicQos", strict: bool = False) -> bool:
     """Whether two files can speak of one NIC: not two NIC Configuration Operator documents (each
     template selects its own NICs by ``nicSelector``; a profile applies only where a template enables it).
-    ``strict`` (no inventory binds the files to a node group): only files that name the same interface
-    or device — files lying side by side may come from different hosts or clusters."""
+    ``strict`` (no inventory binds the files to a node group): only files of one folder that name the
+    same interface or device — files lying side by side may come from different hosts or clusters, and
+    files of different folders (``nodetype/cx3/``, ``nodetype/login/``) are taken to."""
     if a.file == b.file:
         return True
     if a.format in OPERATOR and b.format in OPERATOR:
         return False
     if not strict:
         return True
+    if a.file.rpartition("/")[0] != b.file.rpartition("/")[0]:
+        return False  # `nodetype/cx3/` and `nodetype/login/`: one interface name, two kinds of host
     pairs = [(getattr(a, k), getattr(b, k)) for k in ("interface", "device")]
     known = [(x.value, y.value) for x, y in pairs if x is not None and y is not None]
     return bool(known) and all(x == y for x, y in known)
+
+
+def priority_of_dscp(nics: Iterable["NicQos"], dscp: int) -> Any:
+    """The priority ``dscp`` gets, from the first of ``nics`` (a NIC and its peers) that decides it: one
+    that maps the DSCP or states its trust mode. A file that says ``--trust pcp`` has decided that DSCP
+    picks no priority; a peer's ``--trust dscp`` does not overrule it."""
+    for n in nics:
+        if dscp in n.dscp_to_prio or n.trust.value is not None:
+            return n.priority_of_dscp(dscp)
+    return None
 
 
 def first(nics: Iterable["NicQos"], get: Callable[["NicQos"], Any]) -> Any:

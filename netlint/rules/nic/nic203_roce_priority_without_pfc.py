@@ -52,7 +52,7 @@ class RocePriorityWithoutPfc(Rule):
             pfc = set(vec.value)
             peers = roce.peers(ws, nic)
             for dscp, src in roce.roce_dscps(ws, nic):
-                q = roce.first(peers, lambda n: n.priority_of_dscp(dscp))
+                q = roce.priority_of_dscp(peers, dscp)
                 if q is None or q.value in pfc:
                     continue
                 how = "by default (DSCP >> 3)" if q.implied else f"({q.via})"

@@ -76,7 +76,7 @@ class DcqcnNotEnabled(Rule):
                      rows[0].span) for p, stmt, rows in wanted]
         out = {}
         for dscp, _ in roce.roce_dscps(ws, nic):
-            q = roce.first(peers, lambda n: n.priority_of_dscp(dscp))
+            q = roce.priority_of_dscp(peers, dscp)
             if q is not None:
                 out.setdefault(q.value, (q.value, f"the priority the NIC gives RoCE DSCP {dscp}", q.span))
         return list(out.values())

@@ -53,7 +53,7 @@ class EcnOffOnSwitchQueue(Rule):
             if roce.uses_dcqcn(peers) is False or not nic.rp_enable:
                 continue
             for dscp, _ in roce.roce_dscps(ws, nic):
-                q = roce.first(peers, lambda n: n.priority_of_dscp(dscp))
+                q = roce.priority_of_dscp(peers, dscp)
                 rp = nic.rp_enabled(q.value) if q is not None else None
                 if rp is None or not rp.value:
                     continue
