@@ -43,8 +43,10 @@ class K8sEnvLoader(Loader):
         from netlint.loaders.nccl_helm import is_helm_template
 
         text = src.text
-        if not mentions_nccl(text) or not ("env:" in text or "command:" in text or "args:" in text
-                                           or "ConfigMap" in text) or is_helm_template(src):
+        launches = ("torchrun" in text or "torch.distributed" in text or "deepspeed" in text or "pretrain_" in text
+                    or "accelerate" in text)  # said NL012 when nothing else is read (training_launch)
+        if not (mentions_nccl(text) or launches) or not ("env:" in text or "command:" in text or "args:" in text
+                                                         or "ConfigMap" in text) or is_helm_template(src):
             return False
         docs = sniffed_yaml(src)
         if docs is None:
@@ -129,10 +131,11 @@ def _containers(node: Any, path: tuple) -> Iterator[tuple[tuple, Any]]:
     """(path, container mapping) for every mapping with an ``env:`` list of ``{name: ...}`` mappings or a
     ``command:``/``args:`` that runs an MPI launcher or a shell script naming an NCCL variable."""
     from netlint.located import MapNode, SeqNode
-    from netlint.nccl.k8s_argv import argv_nodes, mentions_launch
+    from netlint.nccl.k8s_argv import argv_nodes, mentions_launch, training_launch
 
     if isinstance(node, MapNode):
-        if _env_list(node.get("env")) or mentions_launch(argv_nodes(node)):
+        argv = argv_nodes(node)
+        if _env_list(node.get("env")) or mentions_launch(argv) or training_launch(argv) is not None:
             yield path, node
         for k, v in node.items():
             if k not in ("env", "command", "args"):
@@ -145,7 +148,8 @@ def _containers(node: Any, path: tuple) -> Iterator[tuple[tuple, Any]]:
 def _envs_of(file: str, text: str, index: Any, root: Any) -> Iterator[Any]:
     from netlint.located import MapNode, Scalar
     from netlint.models.nccl import NcclEnv, NcclVar
-    from netlint.nccl.k8s_argv import command_env
+    from netlint.findings import Finding, Severity
+    from netlint.nccl.k8s_argv import argv_nodes, command_env, training_launch
 
     kind = root.get("kind") if isinstance(root, MapNode) else None
     meta = root.get("metadata") if isinstance(root, MapNode) else None
@@ -170,6 +174,13 @@ def _envs_of(file: str, text: str, index: Any, root: Any) -> Iterator[Any]:
         more, launches, launch_spans, findings = command_env(file, text, index, owner, list(variables), scope)
         yield from findings
         variables += more
+        launch = training_launch(argv_nodes(owner))
+        if launch is not None:  # said, not guessed: jobs are read from scripts, not from manifests yet
+            yield Finding("NL012", "launch not read: netlint reads this container's environment and mpirun "
+                          "options, not the training launch in its command/args; its world size and parallel "
+                          "sizes are not checked", launch.span, Severity.INFO, key="k8s-launch-unread")
+        if not variables and not _env_list(env):
+            continue  # a container that only launches: no environment to judge
         if _one_slot_per_worker(root):  # an MPIJob whose every pod runs one rank: no two share a host
             from netlint.nccl.mpirun import ONE_RANK_PER_NODE
 

@@ -67,6 +67,31 @@ def mentions_launch(nodes: list[Scalar]) -> bool:
     return s is not None and mentions_nccl(s.value)
 
 
+_TRAINING = None
+
+
+def training_launch(nodes: list[Scalar]) -> Scalar | None:
+    """The argv item that starts a training launch (torchrun, deepspeed, ``python -m torch.distributed.run``,
+    ``accelerate launch``, a Megatron ``pretrain_*.py``), directly or in a ``sh -c`` script, or None."""
+    global _TRAINING
+    if _TRAINING is None:
+        import re
+
+        # `deepspeed` as a launcher (`deepspeed --num_gpus 8 …`, `deepspeed train.py`), not `pip install deepspeed`
+        _TRAINING = re.compile(r"\b(?:torchrun|torch\.distributed\.(?:run|launch)|accelerate\s+launch)\b"
+                               r"|\bdeepspeed\s+(?:--|\S+\.py\b)|\bpretrain_\w+\.py\b")
+    if not nodes:
+        return None
+    script = script_node(nodes)
+    if script is not None:
+        return script if _TRAINING.search(script.value) else None
+    head = " ".join(_text(n) for n in nodes[:4])
+    first = _text(nodes[0]).rsplit("/", 1)[-1]
+    if first in ("torchrun", "deepspeed", "accelerate") or first.startswith("python") and _TRAINING.search(head):
+        return nodes[0]
+    return None
+
+
 def words(nodes: list[Scalar], file: str, file_text: str, index: Any) -> list[Any] | None:
     """One shell Word per argv item, each character located in the file (None when one is not)."""
     from netlint.nccl.embedded import ScalarText
