@@ -19,6 +19,8 @@ from netlint.shell import Command, Unknown
 
 PYTHONS = ("python", "python3")
 TORCH_MODULES = ("torch.distributed.run", "torch.distributed.launch")
+# Training entry points run as modules, which each process of a launcher starts (torchtitan's trainer)
+ENTRY_MODULES = ("torchtitan.train",)
 # name (normalized: '_' → '-') → takes a value
 TORCHRUN_OPTS = {
     "nnodes": True, "nproc-per-node": True, "node-rank": True, "master-addr": True, "master-port": True,
@@ -266,6 +268,9 @@ def find_launch(cmd: Command) -> Launch | None:
             if j + 1 < len(argv) and argv[j + 1].value in TORCH_MODULES:
                 opts, k = _opts(argv, j + 2, TORCHRUN_OPTS, opaque)
                 return _with_script(Launch(cmd, "torchrun", opts, wrappers=wrappers, opaque=opaque), argv, k)
+            if j + 1 < len(argv) and argv[j + 1].value in ENTRY_MODULES and any(w == "srun" for w, _ in wrappers):
+                # `srun python -m torchtitan.train --job.config_file X`: one process per Slurm task
+                return _with_script(Launch(cmd, "srun-python", {}, wrappers=wrappers), argv, j + 1)
             return None
         kind = "srun-python" if any(w == "srun" for w, _ in wrappers) else "python"
         return _with_script(Launch(cmd, kind, {}, wrappers=wrappers), argv, j)

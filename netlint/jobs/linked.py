@@ -8,7 +8,9 @@ hides the config's own world-less job so each config is judged once per launch.
 Sources (``repo@commit path Lnn``):
 
 * torchtitan (pytorch/torchtitan@238fa99): ``run_train.sh`` L28-46 and ``multinode_trainer.slurm``
-  L62 launch ``torchrun … -m torchtitan.train --job.config_file ${CONFIG_FILE} "$@"``;
+  L62 launch ``torchrun … -m torchtitan.train --job.config_file ${CONFIG_FILE} "$@"``; NVIDIA's
+  dgxc-benchmarking launches ``srun … python -m torchtitan.train --job.config_file=…``: one trainer
+  process per Slurm task, so the world size is the task count;
   ``torchtitan/config/manager.py`` L46-81 reads the TOML named by ``--job.config_file`` /
   ``--job.config-file`` and lets the other ``--section.key`` words override it (tyro); ``train.py``
   L366-381 passes torchrun's WORLD_SIZE to ``ParallelDims``.
@@ -119,7 +121,7 @@ def _torchtitan(file: str, launch: "Launch", sbatch: dict, abspath: Path) -> lis
     from netlint.jobs.configs import torchtitan_job
     from netlint.located import ParseError
 
-    if launch.launcher != "torchrun":
+    if launch.launcher not in ("torchrun", "srun-python"):  # srun starts one trainer per task
         return []
     words, ref, overrides, i = launch.script_args, None, {}, 0
     while i < len(words):

@@ -117,3 +117,15 @@ def test_neox_num_gpus_per_host_and_global_num_gpus(tmp_path):
 def test_torchtitan_degree_below_one_is_reported_at_that_degree(tmp_path):
     f = only(lint_repo(tmp_path, {"run_train.sh": RUN_TRAIN, "configs/tt.toml": toml("-1", "0")}), "JOB421")
     assert at(f) == (6, 26) and "tensor_parallel_degree = 0" in f.message
+
+
+def test_torchtitan_started_by_srun_python_takes_the_slurm_tasks(tmp_path):
+    # NVIDIA dgxc-benchmarking: `srun … python -m torchtitan.train --job.config_file=…`, one trainer per task
+    launch = ("#!/bin/bash\n#SBATCH --nodes=2\n#SBATCH --ntasks-per-node=8\n"
+              "srun python -m torchtitan.train --job.config_file=./configs/tt.toml\n")
+    report = lint_repo(tmp_path / "a", {"launch.sh": launch, "configs/tt.toml": toml("4", "2")})
+    f = only(report, "JOB421")  # bad: 4 × 2 = 8 != the 16 tasks srun starts
+    assert f.file == "configs/tt.toml" and at(f) == (5, 30) and "16" in f.message
+    good = lint_repo(tmp_path / "b", {"launch.sh": launch, "configs/tt.toml": toml("8", "2")})
+    (job,) = training_jobs(good.workspace)
+    assert (job.int("world_size"), job.int("dp"), job.int("tp")) == (16, 8, 2) and not _codes(good, "JOB421")
