@@ -12,7 +12,9 @@ with the tools that set them (the classic Mellanox lossless-RoCE recipe):
 - ``echo <value> > <sysfs file>`` for the files :mod:`netlint.loaders.nic_sysfs` reads
   (``/sys/class/infiniband/<hca>/tc/<port>/traffic_class``, ``/sys/class/net/<if>/ecn/roce_np/enable/3``,
   ``…/qos/trust``, the configfs ``default_roce_tos``), also inside ``sh -c '…'``;
-- ``mlxconfig -d <dev> [-y] set NAME=VALUE …`` (firmware NV config, as a ``mlxconfig query`` lists it).
+- ``mlxconfig -d <dev> [-y] set NAME=VALUE …`` (firmware NV config, as a ``mlxconfig query`` lists it);
+- iproute2 ``dcb pfc set dev <if> prio-pfc 0:off … 3:on …`` (all eight priorities, or ``all:off`` and
+  the exceptions) and ``dcb app add|replace dev <if> dscp-prio 26:3 …`` (dcb-pfc(8), dcb-app(8)).
 
 The script is evaluated by netlint's bash reader, so variables, functions and ``sudo``/``sh -c`` are
 followed. A command inside a branch netlint cannot decide is not read (it may not run) and a value
@@ -31,7 +33,7 @@ from netlint.source import SourceFile
 
 # what a NIC setup script holds; a cheap test before the script is evaluated
 _MARKERS = ("mlnx_qos", "cma_roce_tos", "/ecn/roce_", "/traffic_class", "/qos/trust", "default_roce_tos",
-            "default_roce_mode", "/cc_params/", "mlxconfig", "mstconfig")
+            "default_roce_mode", "/cc_params/", "mlxconfig", "mstconfig", "dcb pfc", "dcb app")
 _WRAPPERS = ("sudo", "nohup", "exec", "command", "time")
 _MLNX_VALUE_OPTS = {"-i": "interface", "--interface": "interface", "--trust": "trust", "-f": "pfc",
                     "--pfc": "pfc", "--dscp2prio": "dscp2prio", "-p": "prio_tc", "--prio_tc": "prio_tc",
@@ -49,7 +51,8 @@ class NicScriptLoader(Loader):
         if not any(m in text for m in _MARKERS) or not script_by_name_or_first_line(src):
             return False
         reader = _ScriptReader(src)
-        if not (reader.commands or reader.skipped or reader.unknown or reader.written or reader.substituted):
+        if not (reader.commands or reader.skipped or reader.unknown or reader.written or reader.substituted
+                or reader.partial):
             return False
         self._last = (src, reader)  # load() follows claims() for the same file: evaluated once
         return True
@@ -74,6 +77,7 @@ class _ScriptReader:
         self.commands = 0
         self.skipped: list[Any] = []   # commands under a condition netlint cannot decide
         self.unknown: list[tuple[Any, str]] = []  # (word, what) values only the run knows
+        self.partial: list[tuple[Any, str]] = []  # (span, message) settings that leave part unsaid
         script = parse_script(src, follow_sources=False)
         self.fork_kinds = script.fork_kinds
         # here-documents that write NIC setup commands to another script (spiderpool's rdma-qos.sh writes
@@ -112,6 +116,8 @@ class _ScriptReader:
             yield Finding("NL012", f"NIC setup command run inside a command substitution `$({_short(text)})`"
                                    f"{more} is not read: netlint does not evaluate commands whose output a "
                                    "script captures", span, Severity.INFO, key="nic-script:substitution")
+        for span, message in self.partial:
+            yield Finding("NL012", message, span, Severity.INFO, key=f"nic-script:partial:{span.line}:{span.col}")
         for word, what in self.unknown:
             reason = getattr(word.value, "reason", "known only when the script runs")
             yield Finding("NL012", f"{what} is not read: its value is unknown ({reason})", word.span,
@@ -131,6 +137,8 @@ class _ScriptReader:
             handler = self._cma_roce_tos
         elif name in ("mlxconfig", "mstconfig"):
             handler = self._mlxconfig
+        elif name == "dcb":
+            handler = self._dcb
         elif name in ("echo", "printf") and cmd.redirects:
             handler = self._echo
         else:
@@ -215,6 +223,53 @@ class _ScriptReader:
             elif opt == "cable_len" and text.strip().isdigit():
                 b.put("other", int(text), word.span, layer="runtime", via=via, raw=text, index="cable_len")
 
+    def _dcb(self, cmd, argv) -> None:
+        """iproute2 ``dcb pfc set dev DEV prio-pfc P:on|off …`` and ``dcb app add|replace dev DEV dscp-prio
+        D:P …`` (dcb-pfc(8), dcb-app(8): a key may be ``all``; DSCP values may be names such as CS6, AF41)."""
+        words = [w for w in argv[1:] if not (_text(w) or "").startswith("-")]  # dcb -j/-p/-s/-N options
+        texts = [_text(w) for w in words]
+        if len(texts) < 4 or texts[0] not in ("pfc", "app") or texts[1] not in ("set", "add", "replace") \
+                or "dev" not in texts:
+            return
+        at = texts.index("dev")
+        dev = words[at + 1] if at + 1 < len(words) else None
+        label = None
+        if dev is not None and _text(dev) is None:
+            label, dev = _written(dev, cmd), None
+        want = "prio-pfc" if texts[0] == "pfc" else "dscp-prio"
+        if want not in texts:
+            return
+        self.commands += 1
+        b = self._builder("net", dev, None, "nic-script", cmd.span, label)
+        k = texts.index(want) + 1
+        pairs = []
+        while k < len(words) and texts[k] is not None and ":" in texts[k]:
+            pairs.append(words[k])
+            k += 1
+        via = f"dcb {texts[0]} {want}"
+        if texts[0] == "pfc":
+            state: dict[int, bool] = {}
+            for w in pairs:
+                key, _, val = _text(w).partition(":")
+                on = {"on": True, "off": False}.get(val.lower())
+                prios = range(8) if key == "all" else [int(key)] if key.isdigit() and int(key) < 8 else []
+                for p in prios:
+                    if on is not None:
+                        state[p] = on
+            if len(state) == 8:  # `prio-pfc 3:on` alone leaves the other priorities as they were
+                b.put("pfc", sorted(p for p, on in state.items() if on), pairs[0].span, layer="runtime",
+                      via=via, raw=" ".join(_text(w) for w in pairs))
+            elif pairs:
+                self.partial.append((pairs[0].span, f"`{via} {' '.join(_text(w) for w in pairs)}` sets PFC on some "
+                                                    f"priorities only; the others keep what the NIC had, which "
+                                                    f"the script does not say: the PFC vector is not read"))
+            return
+        for w in pairs:
+            key, _, val = _text(w).partition(":")
+            dscp = _dscp_number(key)
+            if dscp is not None and val.isdigit() and int(val) < 8:
+                b.put("dscp_to_prio", int(val), w.span, layer="runtime", via=via, raw=_text(w), index=dscp)
+
     def _cma_roce_tos(self, cmd, argv) -> None:
         dev = port = tos = None
         i = 1
@@ -288,7 +343,19 @@ def _sets_something(name: str, cmd, argv) -> bool:
     return _sysfs_target(cmd) is not None
 
 
-_SETTERS = ("mlnx_qos", "cma_roce_tos", "mlxconfig", "mstconfig")
+_SETTERS = ("mlnx_qos", "cma_roce_tos", "mlxconfig", "mstconfig", "dcb")
+
+
+def _dscp_number(text: str) -> int | None:
+    """A DSCP written as a number or by its name in iproute2's rt_dsfield (CS0-CS7, AF11-AF43, EF)."""
+    if text.isdigit():
+        return int(text) if int(text) < 64 else None
+    up = text.upper()
+    if re.fullmatch(r"CS[0-7]", up):
+        return 8 * int(up[2])
+    if re.fullmatch(r"AF[1-4][1-3]", up):
+        return 8 * int(up[2]) + 2 * int(up[3])
+    return 46 if up == "EF" else None
 
 
 def _setter_sets(name: str, words: list[str]) -> bool:
@@ -298,6 +365,8 @@ def _setter_sets(name: str, words: list[str]) -> bool:
                    for w in words)
     if name == "cma_roce_tos":
         return "-t" in words
+    if name == "dcb":
+        return any(w in ("set", "add", "replace") for w in words[:3])
     return "set" in words   # mlxconfig, mstconfig
 
 
