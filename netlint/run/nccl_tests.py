@@ -35,11 +35,12 @@ VERSION = re.compile(r"# nccl-tests version (\S+)")
 # `nccl-library=23004`: ncclGetVersion() of the library loaded at run time (nccl-tests src/common.cu)
 LIBRARY = re.compile(r"\bnccl-library=(\d{4,6})\b")
 STARTING = re.compile(r"# Collective test starting: (\S+)")
-PARAMS = re.compile(r"# nThread (\d+) nGpus (\d+) minBytes (\d+) maxBytes (\d+) step: (\d+)\((\w+)\) "
-                    r"warmup iters: (\d+) iters: (\d+)(?: agg iters: (\d+))? validation: (\d+)"
-                    r"(?: graph: (\d+))?")
+# blanks between the fields as printed or pasted (a tab before `iters:` in NVIDIA/nccl#583's paste)
+PARAMS = re.compile(r"#[ \t]*nThread[ \t]+(\d+)[ \t]+nGpus[ \t]+(\d+)[ \t]+minBytes[ \t]+(\d+)[ \t]+maxBytes[ \t]+(\d+)"
+                    r"[ \t]+step:[ \t]*(\d+)\((\w+)\)[ \t]+warmup[ \t]+iters:[ \t]*(\d+)[ \t]+iters:[ \t]*(\d+)"
+                    r"(?:[ \t]+agg[ \t]+iters:[ \t]*(\d+))?[ \t]+validation:[ \t]*(\d+)(?:[ \t]+graph:[ \t]*(\d+))?")
 HEADER = re.compile(r"(?m)^\S{0,40}[ \t]{0,40}#?[ \t]{1,40}size[ \t]+count[ \t]+type[ \t]+redop[ \t][^\n]*?\balgbw[ \t]+busbw\b")
-PARAMS_ANY = re.compile(r"nThread \d+ nGpus \d+ minBytes \d+ maxBytes \d+")
+PARAMS_ANY = re.compile(r"nThread[ \t]+\d+[ \t]+nGpus[ \t]+\d+[ \t]+minBytes[ \t]+\d+[ \t]+maxBytes[ \t]+\d+")
 DEVICE = re.compile(r"#\s+Rank\s+(\d+)(?:\s+Group\s+\d+)?\s+Pid\s+\d+\s+on\s+(\S+)\s+device\s+(\d+)\s+\[[^\]]*\]\s*(\S.*\S|\S|)")
 OOB = re.compile(r"# Out of bounds values\s*: (\d+)")
 AVG = re.compile(r"# Avg bus bandwidth\s*: (\S+)")

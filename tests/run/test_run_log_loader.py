@@ -352,3 +352,16 @@ def test_result_rows_pasted_alone_are_read(tmp_path):
     assert [(r.size, r.oop["busbw"].value) for r in rows] == [(1048576, 15.17), (2097152, 30.34), (4194304, 60.68)]
     assert (rows[0].size_span.line, rows[0].size_span.col) == (1, 20)
     assert sniff(BARE_ROWS) and not sniff(BARE_ROWS.splitlines(keepends=True)[0] * 2)   # one row is no table
+
+
+def test_a_parameters_line_with_a_tab_or_several_blanks_is_read():
+    # NVIDIA/nccl#583's paste: a tab before `iters:`; the run kept no nThread/nGpus, silently
+    for blank in ("\t", "       "):
+        t = read_log("x.txt", f"# nThread 1 nGpus 8 minBytes 32 maxBytes 8589934592 step: 2(factor) warmup iters: 5"
+                              f"{blank}iters: 20 validation: 1\n" + HEADER + ROW).tests[0]
+        assert (t.params["nGpus"], t.params["iters"], t.params["maxBytes"]) == (8, 20, 8589934592)
+
+
+HEADER = ("#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw"
+          " #wrong\n")
+ROW = "     1048576        262144     float     sum      -1    30.11   34.82   65.29      0    30.05   34.89   65.42      0\n"
