@@ -80,6 +80,16 @@ def site_script_suffix(suffix: str) -> bool:
     return 2 <= len(suffix) <= 16 and suffix[1:].isalpha() and suffix not in _NOT_SCRIPTS
 
 
+# Manifests rendered by envsubst before `kubectl apply` (aws-samples/aws-do-eks keeps its PyTorchJob and
+# MPIJob manifests as `*.yaml-template`)
+TEMPLATE_NAMES = (".yaml-template", ".yml-template", ".yaml.template", ".yml.template", ".yaml.tmpl", ".yml.tmpl",
+                  ".yaml.in", ".yml.in")
+
+
+def envsubst_template(name: str, suffix: str) -> bool:
+    return name.lower().endswith(TEMPLATE_NAMES)
+
+
 def dockerfile(name: str, suffix: str) -> bool:
     return is_dockerfile(name)
 

@@ -31,19 +31,19 @@ _FILL = "\u2026"  # what an action inside a line becomes: a plain scalar's text,
 _FILLED = re.compile(_FILL + "+")
 
 
-def mask(text: str) -> tuple[str, list[tuple[int, int]], list[tuple[int, int]]]:
+def mask(text: str, action_re: re.Pattern = _ACTION) -> tuple[str, list[tuple[int, int]], list[tuple[int, int]]]:
     """(masked text, the actions' [start, end) ranges, the [start, end) ranges of if/with/range blocks)."""
     out = list(text)
     actions: list[tuple[int, int]] = []
     blocks: list[tuple[int, int]] = []
     opened: list[int] = []
-    for m in _ACTION.finditer(text):
+    for m in action_re.finditer(text):
         a, z = m.start(), m.end()
         actions.append((a, z))
         line_start = text.rfind("\n", 0, a) + 1
         line_end = text.find("\n", z)
         line_end = len(text) if line_end < 0 else line_end
-        alone = not _ACTION.sub("", text[line_start:line_end]).strip()
+        alone = not action_re.sub("", text[line_start:line_end]).strip()
         for i in range(a, z):
             if out[i] != "\n":
                 out[i] = " " if alone else _FILL
@@ -60,16 +60,23 @@ def mask(text: str) -> tuple[str, list[tuple[int, int]], list[tuple[int, int]]]:
     return "".join(out), actions, blocks
 
 
-def read(src) -> tuple[list[Any], list[Any]] | None:
-    """(NcclEnv models of the template's literal settings, the NCCL settings the chart's values decide),
-    or None when the masked template does not read as a manifest."""
+# envsubst's placeholders (GNU gettext envsubst(1): `$VARIABLE` and `${VARIABLE}`), filled when a
+# `*.yaml-template` manifest is rendered (`envsubst < job.yaml-template | kubectl apply -f -`)
+ENVSUBST = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*\}|\$[A-Za-z_][A-Za-z0-9_]*")
+HELM_REASON = "the chart's values decide it ({{ }})"
+
+
+def read(src, action_re: re.Pattern = _ACTION, reason: str = HELM_REASON) -> tuple[list[Any], list[Any]] | None:
+    """(NcclEnv models of the template's literal settings, the NCCL settings the chart's values — or the
+    placeholders ``action_re`` finds — decide), or None when the masked template does not read as a
+    manifest."""
     from netlint.loaders.nccl_k8s import K8sEnvLoader, doc_kind
     from netlint.models.nccl import NcclEnv, Unknown
     from netlint.parsing import parse_yaml
     from netlint.located import ParseError
     from netlint.source import SourceFile
 
-    masked, actions, blocks = mask(src.text)
+    masked, actions, blocks = mask(src.text, action_re)
     shim = SourceFile(src.path, src.abspath, masked.encode("utf-8"))
     try:
         docs = parse_yaml(src.path, masked)
@@ -95,7 +102,7 @@ def read(src) -> tuple[list[Any], list[Any]] | None:
             # or an action's text reached it through a shell expansion (`export NCCL_X=${X}`, X from the values)
             if written or (var.known is not None and _FILL in var.known):
                 var.value = Unknown(src.text[span.start:span.end] if span is not None else "", span or name,
-                                    "the chart's values decide it ({{ }})")
+                                    reason)
                 if NCCLISH.match(var.key) or STACKISH.match(var.key):
                     templated.append(var)
             if _touches(blocks, name.start, name.end) and "conditional" not in var.flags:
@@ -103,7 +110,7 @@ def read(src) -> tuple[list[Any], list[Any]] | None:
             kept.append(var)
         item.variables = kept
         if item.scope:  # `Job/{{ .Release.Name }}-job/trainer`, as the template names it
-            item.scope = _FILLED.sub("{{…}}", item.scope)
+            item.scope = _FILLED.sub("{{…}}" if action_re is _ACTION else "${…}", item.scope)
         envs.append(item)
     return envs, templated
 
