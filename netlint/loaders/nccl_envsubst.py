@@ -28,25 +28,11 @@ class EnvsubstTemplateLoader(Loader):
         return mentions_nccl(src.text)
 
     def load(self, src: SourceFile) -> Iterator[Any]:
-        from netlint.findings import Finding, Severity
-        from netlint.nccl.build import NCCLISH, LineIndex
-        from netlint.nccl.helm_template import ENVSUBST, read
+        from netlint.nccl.helm_template import ENVSUBST, read, results
 
-        got = read(src, ENVSUBST, "filled by envsubst when the template is rendered")
-        m = NCCLISH.search(src.text)
-        index = LineIndex(src.path, src.text)
-        at = index.span(m.start(), m.end()) if m else index.span(0, 0)
-        if got is None:
-            names = sorted({x.group(0) for x in NCCLISH.finditer(src.text)}) or ["its collective settings"]
-            shown = ", ".join(names[:3]) + (", …" if len(names) > 3 else "")
-            yield Finding("NL012", f"envsubst template: {shown} not checked; before its $placeholders are filled "
-                          "it reads as no manifest (lint the rendered output)", at, Severity.INFO,
-                          key="envsubst-template")
-            return
-        envs, templated = got
-        yield from envs
-        if templated:
-            names = sorted({v.key for v in templated})
-            shown = ", ".join(names[:3]) + (", …" if len(names) > 3 else "")
-            yield Finding("NL012", f"envsubst template: {shown} written by $placeholders, filled when the template "
-                          "is rendered: not checked", templated[0].span, Severity.INFO, key="envsubst-template")
+        yield from results(
+            src, read(src, ENVSUBST, "filled by envsubst when the template is rendered"), "envsubst-template",
+            "envsubst template: {shown} not checked; before its $placeholders are filled it reads as no "
+            "manifest (lint the rendered output)",
+            "envsubst template: {shown} written by $placeholders, filled when the template is rendered: not "
+            "checked")

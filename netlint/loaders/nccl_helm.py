@@ -77,31 +77,15 @@ class HelmTemplateLoader(Loader):
         return is_helm_template(src) and mentions_nccl(src.text)
 
     def load(self, src: SourceFile) -> Iterator[Any]:
-        from netlint.findings import Finding, Severity
-        from netlint.nccl.build import NCCLISH, LineIndex
-        from netlint.nccl.helm_template import read
+        from netlint.nccl.helm_template import read, results
 
-        from netlint.nccl.build import STACK_NAMED, STACKISH
-
-        got = read(src)
-        m = NCCLISH.search(src.text) or STACKISH.search(src.text) or STACK_NAMED.search(src.text)
-        at = LineIndex(src.path, src.text).span(m.start(), m.end()) if m else LineIndex(src.path, src.text).span(0, 0)
-        if got is None:
-            names = sorted({x.group(0) for x in NCCLISH.finditer(src.text)}) or ["its collective settings"]
-            shown = ", ".join(names[:3]) + (", …" if len(names) > 3 else "")
-            yield Finding("NL012", f"Helm template: {shown} not checked here; its actions write YAML structure, "
-                          "so it reads as a manifest only once rendered (values files that set NCCL variables "
-                          "are read, and `helm template` output can be linted)", at, Severity.INFO,
-                          key="helm-template")
-            return
-        envs, templated = got
-        yield from envs
-        if templated:
-            names = sorted({v.key for v in templated})
-            shown = ", ".join(names[:3]) + (", …" if len(names) > 3 else "")
-            yield Finding("NL012", f"Helm template: {shown} written by the chart's actions ({{{{ }}}}): the values "
-                          "decide them, and values files that set them are read", templated[0].span,
-                          Severity.INFO, key="helm-template")
+        yield from results(
+            src, read(src), "helm-template",
+            "Helm template: {shown} not checked here; its actions write YAML structure, so it reads as a "
+            "manifest only once rendered (values files that set NCCL variables are read, and `helm template` "
+            "output can be linted)",
+            "Helm template: {shown} written by the chart's actions ({{{{ }}}}): the values decide them, and "
+            "values files that set them are read")
 
 
 def is_helm_template(src: SourceFile) -> bool:

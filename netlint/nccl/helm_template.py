@@ -117,3 +117,28 @@ def read(src, action_re: re.Pattern = _ACTION, reason: str = HELM_REASON) -> tup
 
 def _touches(ranges: list[tuple[int, int]], start: int, end: int) -> bool:
     return any(a < max(end, start + 1) and start < z for a, z in ranges)
+
+
+def results(src, got: tuple[list[Any], list[Any]] | None, key: str, unread: str, decided: str):
+    """What a template loader yields for ``got`` (:func:`read`'s answer): the envs and one NL012 naming
+    the settings the template's actions decide (``decided``), or, when it reads as no manifest, one
+    NL012 that says so (``unread``); both messages are formats of ``{shown}``, the names."""
+    from netlint.findings import Finding, Severity
+    from netlint.nccl.build import NCCLISH, STACK_NAMED, STACKISH, LineIndex
+
+    if got is None:
+        m = NCCLISH.search(src.text) or STACKISH.search(src.text) or STACK_NAMED.search(src.text)
+        index = LineIndex(src.path, src.text)
+        at = index.span(m.start(), m.end()) if m else index.span(0, 0)
+        names = sorted({x.group(0) for x in NCCLISH.finditer(src.text)}) or ["its collective settings"]
+        yield Finding("NL012", unread.format(shown=_shown(names)), at, Severity.INFO, key=key)
+        return
+    envs, templated = got
+    yield from envs
+    if templated:
+        yield Finding("NL012", decided.format(shown=_shown(sorted({v.key for v in templated}))),
+                      templated[0].span, Severity.INFO, key=key)
+
+
+def _shown(names: list[str]) -> str:
+    return ", ".join(names[:3]) + (", …" if len(names) > 3 else "")
