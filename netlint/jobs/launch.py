@@ -50,6 +50,9 @@ WRAPPERS = {"numactl", "nsys", "time", "stdbuf", "nice", "taskset", "uv", "poetr
             "apptainer", "singularity", "nohup", "ncu", "chrt", "ionice", "pixi", "docker", "podman",
             "nvidia-docker", "enroot"}
 LAUNCHERS = {"torchrun", "deepspeed", "srun", "mpirun", "mpiexec"}
+# Process launchers netlint does not read (LSF jsrun/lrun/blaunch, Cray aprun, TACC ibrun, Flux, PBS pbsdsh):
+# the python they start runs as many times as they say
+OTHER_LAUNCHERS = {"jsrun", "lrun", "blaunch", "aprun", "ibrun", "flux", "pbsdsh", "prun", "poe", "charmrun"}
 MPIRUN_VALUE = {"np", "n", "c", "N", "npernode", "ppn", "x", "hostfile", "H", "bind-to", "map-by", "mca", "host",
                 "rankfile", "report-bindings"}
 
@@ -239,8 +242,8 @@ def find_launch(cmd: Command) -> Launch | None:
             # launcher word after the wrapper's own options
             nxt = next((k for k in range(i + 1, len(argv)) if _name(argv[k]) in LAUNCHERS
                         or (_name(argv[k]) or "").startswith(PYTHONS)), None)
-            if nxt is None:
-                return None
+            if nxt is None or any(_name(w) in OTHER_LAUNCHERS for w in argv[i + 1:nxt]):
+                return None  # `time jsrun … python …`: a launcher netlint does not read decides the world
             i = nxt
             continue
         break

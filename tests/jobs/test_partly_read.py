@@ -314,3 +314,13 @@ def test_an_unknown_script_followed_by_its_flags_is_still_the_script(tmp_path):
     report = lint_repo(tmp_path, {"train.sh": text})
     assert not [j for j in jobs(report) if j.world_size is None and "the launcher's options" in
                 str(j.unknown.get("nodes", ""))]
+
+
+def test_a_launcher_netlint_does_not_read_behind_time_is_said_not_one_process(tmp_path):
+    # sajal-vt/Megatron-DeepSpeed-Summit: `time jsrun --nrs 48 … python pretrain_gpt.py` read as a bare python
+    # (world 1, a false JOB403); the launcher is jsrun, whose count netlint does not read
+    text = f"#BSUB -nnodes 8\ntime jsrun --nrs 48 --tasks_per_rs 1 python {ARGS}\n"
+    report = lint_repo(tmp_path, {"launch.lsf": text})
+    assert not jobs(report) and not [f for f in report.findings if f.code == "JOB403"]
+    [(line, col, msg)] = nl012(report)
+    assert (line, col) == (2, 6) and "`jsrun` starts this training command" in msg
