@@ -7,6 +7,7 @@ from netlint.findings import Finding, Fix, Severity
 from netlint.nccl import scope
 from netlint.nccl.fixes import rename_edit
 from netlint.nccl.registry import BINARY_VERSION, CONSTANTS, SOURCE_VERSION, registry
+from netlint.nearest import distance
 from netlint.rules.base import Rule
 
 # Misspelt prefixes worth a look (CCL_NET_GDR_LEVEL: NERSC/podman-hpc#136; NCLL_, NCC_ typos).
@@ -43,8 +44,9 @@ class UnknownVariable(Rule):
     Bad:  `export NCCL_IB_HAC==mlx5_0,mlx5_1`
     Good: `export NCCL_IB_HCA==mlx5_0,mlx5_1`
 
-    Fix: rename to the suggested name (safe: the intent is clear). Without a suggestion, remove the
-    line or look the knob up in the NCCL User Guide.
+    Fix: rename to the suggested name — safe when the name differs by case or by one character added,
+    lost, changed or swapped (the intent is clear), unsafe otherwise (the suggestion may be another knob).
+    Without a suggestion, remove the line or look the knob up in the NCCL User Guide.
 
     Source: netlint's registry `netlint/data/nccl-env.tsv`: every name read in NVIDIA/nccl@5067397c
     (2.30.7) `src/` (`NCCL_PARAM`, `ncclGetEnv`), in the libnccl.so.2 of PyPI
@@ -102,5 +104,8 @@ class UnknownVariable(Rule):
             if clash:
                 msg += f" ({hint} is also set, line {clash[0].name.span.line})"
             else:
-                fix = Fix(f"rename {name} to {hint}", (rename_edit(var, hint, ws),), safe=True)
+                # safe only for a plain typo (case, or one character added, lost, changed or swapped);
+                # NCCL_NET_DISABLE -> NCCL_NVB_DISABLE is a guess at another knob, which changes what NCCL does
+                typo = hint.upper() == name.upper() or distance(name, hint, 1) <= 1
+                fix = Fix(f"rename {name} to {hint}", (rename_edit(var, hint, ws),), safe=typo)
             yield self.finding(msg, var.name.span, key=name, fix=fix)

@@ -46,3 +46,11 @@ def test_nccl307_checks_disable_says_remove_it_not_use_check_mode(tmp_path):
     assert at(found[1]) == (1, 8) and "; remove it: argument checks cannot be turned off" in found[1].message
     assert "use NCCL_CHECK_MODE" not in found[1].message
     assert at(found[2]) == (2, 8) and found[2].message.endswith("; use NCCL_ALGO")
+
+
+def test_nccl301_rename_is_safe_only_for_a_plain_typo(tmp_path):
+    # round 10 (NERSC nccl-ofi-plugin): NCCL_NET_DISABLE's *safe* fix renamed it to NCCL_NVB_DISABLE, another knob
+    report = lint_repo(tmp_path, {"env.sh": "export NCCL_NET_DISABLE=1\nexport NCCL_IB_HAC=mlx5_0\n"})
+    found = {f.span.line: f for f in report.findings if f.code == "NCCL301"}
+    assert at(found[1]) == (1, 8) and found[1].fix is not None and not found[1].fix.safe
+    assert at(found[2]) == (2, 8) and found[2].fix.safe and "NCCL_IB_HCA" in found[2].message
