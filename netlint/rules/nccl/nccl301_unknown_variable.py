@@ -44,8 +44,9 @@ class UnknownVariable(Rule):
     Bad:  `export NCCL_IB_HAC==mlx5_0,mlx5_1`
     Good: `export NCCL_IB_HCA==mlx5_0,mlx5_1`
 
-    Fix: rename to the suggested name — safe when the name differs by case or by one character added,
-    lost, changed or swapped (the intent is clear), unsafe otherwise (the suggestion may be another knob).
+    Fix: rename to the suggested name — safe when the name is the suggestion mistyped (case, one character
+    added, lost, changed or swapped, or its words shortened or lengthened: `NCCL_IB_GID_IDX`), unsafe
+    otherwise (the suggestion may be another knob).
     Without a suggestion, remove the line or look the knob up in the NCCL User Guide.
 
     Source: netlint's registry `netlint/data/nccl-env.tsv`: every name read in NVIDIA/nccl@5067397c
@@ -104,8 +105,25 @@ class UnknownVariable(Rule):
             if clash:
                 msg += f" ({hint} is also set, line {clash[0].name.span.line})"
             else:
-                # safe only for a plain typo (case, or one character added, lost, changed or swapped);
-                # NCCL_NET_DISABLE -> NCCL_NVB_DISABLE is a guess at another knob, which changes what NCCL does
-                typo = hint.upper() == name.upper() or distance(name, hint, 1) <= 1
-                fix = Fix(f"rename {name} to {hint}", (rename_edit(var, hint, ws),), safe=typo)
+                fix = Fix(f"rename {name} to {hint}", (rename_edit(var, hint, ws),), safe=_plain_typo(name, hint))
             yield self.finding(msg, var.name.span, key=name, fix=fix)
+
+
+def _plain_typo(name: str, hint: str) -> bool:
+    """The written name is the suggestion mistyped: by case, by one character added, lost, changed or
+    swapped, or word for word shortened or lengthened (`NCCL_IB_GID_IDX`, `NCCL_DEBUG_SUBSYSTEM`).
+    `NCCL_NET_DISABLE` -> `NCCL_NVB_DISABLE` is no such typo: a guess at another knob, which changes what
+    NCCL does, so its rename is an unsafe fix."""
+    a, b = name.upper(), hint.upper()
+    if a == b or distance(a, b, 1) <= 1:
+        return True
+    pa, pb = a.split("_"), b.split("_")
+    return len(pa) == len(pb) and all(_within(x, y) or _within(y, x) for x, y in zip(pa, pb))
+
+
+def _within(short: str, long: str) -> bool:
+    """Every letter of ``short`` appears in ``long`` in order, starting with the same letter."""
+    if not short or not long or short[0] != long[0]:
+        return False
+    it = iter(long)
+    return all(c in it for c in short)
