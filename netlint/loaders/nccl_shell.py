@@ -146,8 +146,9 @@ def env_of_script(file: str, script: Any, conf_bodies: list | None = None):
             continue
         if name not in launches:
             launches.append(name)
-        program = _program(cmd.argv) if cmd.argv and is_launcher(cmd.argv[0]) else None
-        if isinstance(program, str) and program not in launches:  # what `mpirun … PROGRAM` starts
+        program = _program(cmd.argv) if cmd.argv and is_launcher(cmd.argv[0]) else \
+            _srun_program(cmd.argv) if name.rsplit("/", 1)[-1] == "srun" else None
+        if isinstance(program, str) and program not in launches:  # what `mpirun|srun … PROGRAM` starts
             launches.append(program)
         if cmd.span.file == file and cmd.parent is None:
             launch_spans.append(cmd.span)
@@ -188,6 +189,15 @@ def _sourced_with(a: Any) -> bool:
 
 def _inside(span: Any, bodies: list | None) -> bool:
     return bool(bodies) and any(b.file == span.file and b.start <= span.start < b.end for b in bodies)
+
+
+def _srun_program(argv: list) -> str | None:
+    """The program an ``srun`` line starts (past its options)."""
+    from netlint.jobs.launch import _srun_opts
+
+    _, i = _srun_opts(list(argv), 1)
+    v = argv[i].value if i < len(argv) else None
+    return v if isinstance(v, str) else None
 
 
 def _program(argv: list) -> str | None:

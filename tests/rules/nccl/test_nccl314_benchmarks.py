@@ -52,3 +52,11 @@ def test_a_script_that_greps_info_lines_needs_them(tmp_path):
     # without the check, the same launch is a warning with its fix
     assert _314(lint_repo(tmp_path, {"check.sh": text.split("\n")[0] + "\n"})) == \
         [("check.sh", 1, 47, Severity.WARNING, True)]
+
+
+def test_srun_of_an_nccl_tests_binary_is_a_benchmark_too(tmp_path):
+    # NERSC nccl-ofi-plugin run_tests.sh: `srun -N 2 --ntasks-per-node 4 …/all_reduce_perf` (mpirun's was info)
+    text = "export NCCL_DEBUG=INFO\nsrun -N 2 --ntasks-per-node 4 --gpus-per-node 4 ./build/all_reduce_perf -b 8\n"
+    assert _314(lint_repo(tmp_path, {"run.sh": text})) == [("run.sh", 1, 19, Severity.INFO, False)]
+    text = "export NCCL_DEBUG=INFO\nsrun -N 2 --ntasks-per-node 4 python train.py\n"
+    assert _314(lint_repo(tmp_path, {"run.sh": text})) == [("run.sh", 1, 19, Severity.WARNING, True)]
