@@ -72,7 +72,15 @@ class Launch:
 
 def _name(w: Scalar) -> str | None:
     v = w.value
-    return posixpath.basename(v) if isinstance(v, str) else None
+    if isinstance(v, str):
+        return posixpath.basename(v)
+    # `${ENV_DIR}/venv/bin/python`, `${X}/bin/torchrun`: the directory is unknown, the program is written
+    tail = ""
+    for seg in reversed(getattr(w, "parts", ())):
+        if seg.unknown is not None:
+            break
+        tail = seg.text + tail
+    return posixpath.basename(tail) if "/" in tail and not tail.endswith("/") else None
 
 
 def _tail(w: Scalar, start: int) -> Scalar:

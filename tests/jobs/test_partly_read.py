@@ -324,3 +324,13 @@ def test_a_launcher_netlint_does_not_read_behind_time_is_said_not_one_process(tm
     assert not jobs(report) and not [f for f in report.findings if f.code == "JOB403"]
     [(line, col, msg)] = nl012(report)
     assert (line, col) == (2, 6) and "`jsrun` starts this training command" in msg
+
+
+@pytest.mark.parametrize("launcher", ["${ENV_DIR}/venv/bin/python -m torch.distributed.run", "${X}/bin/torchrun"])
+def test_a_launcher_in_an_unknown_directory_is_still_that_launcher(tmp_path, launcher):
+    # llm-jp/scripts: `${ENV_DIR}/venv/bin/python -m torch.distributed.run …` built no job
+    text = ("#!/bin/bash\n#SBATCH --nodes=2\n#SBATCH --ntasks-per-node=1\nENV_DIR=$1\n"
+            f'srun bash -c "{launcher} --nnodes=2 --nproc-per-node=8 {ARGS}"\n')
+    report = lint_repo(tmp_path, {"train.sbatch": text})
+    (job,) = jobs(report)
+    assert (job.value("world_size"), job.value("tp")) == (16, 2) and not nl012(report)
