@@ -61,7 +61,7 @@ def shell(name: str, suffix: str) -> bool:
 _NOT_SCRIPTS = frozenset(
     ".py .pyc .pyo .pyi .pyx .pxd .ipynb .c .h .cc .cpp .cxx .hpp .hh .cu .cuh .f .f90 .go .rs .java .kt .scala "
     ".js .mjs .cjs .ts .tsx .jsx .rb .pl .pm .php .lua .r .jl .m .swift .cs .vb .hs .ml .clj .ex .exs .erl "
-    ".md .rst .txt .adoc .asciidoc .tex .bib .html .htm .xml .xsl .css .scss .svg .pdf .doc .docx .odt .ppt "
+    ".md .markdown .rst .txt .adoc .asciidoc .tex .bib .html .htm .xml .xsl .css .scss .svg .pdf .doc .docx .odt .ppt "
     ".pptx .xls .xlsx .rtf .man .1 .info "
     ".json .jsonl .ndjson .yaml .yml .toml .ini .cfg .properties .csv .tsv .parquet .arrow .feather .avro .orc "
     ".sql .db .sqlite .proto .thrift .graphql .lock .sum .mod .gradle .cmake .mk .make .in .am .ac .m4 .spec "
@@ -92,6 +92,19 @@ def envsubst_template(name: str, suffix: str) -> bool:
 
 def dockerfile(name: str, suffix: str) -> bool:
     return is_dockerfile(name)
+
+
+RUN_LOG_SUFFIXES = (".log", ".txt", ".out", ".err", ".nccl")
+
+
+def run_log(name: str, suffix: str) -> bool:
+    """Log names, and the schedulers' output files: PBS/SGE `job.sh.o7194285` / `.e…`, LSF `%J.o`
+    (`gpt3.3314739.o`)."""
+    if suffix in RUN_LOG_SUFFIXES:
+        return True
+    if len(suffix) > 2 and suffix[:2] in (".o", ".e") and suffix[2:].isdigit():
+        return True
+    return suffix in (".o", ".e") and name[:-2].rsplit(".", 1)[-1].isdigit()
 
 
 def nic_dump(name: str, suffix: str) -> bool:

@@ -29,7 +29,7 @@ LOADERS = (
     ('nic-script', 'netlint.loaders.nic_script', 'nics', ('.sh', '.bash', '.ksh', '.zsh', '.sbatch', '.slurm', '.sub', '.pbs', '.lsf'), (), 'shell'),
     ('nic-sysfs', 'netlint.loaders.nic_sysfs', 'nics', (), (), 'nic_dump'),
     ('nvue-startup', 'netlint.loaders.nvue', 'switches', ('.yaml', '.yml'), (), ''),
-    ('run-log', 'netlint.loaders.run_log', 'runs', ('.log', '.txt', '.out', '.err'), (), ''),
+    ('run-log', 'netlint.loaders.run_log', 'runs', ('.log', '.txt', '.out', '.err', '.nccl'), (), 'run_log'),
     ('sonic-config-db', 'netlint.loaders.sonic', 'switches', ('.json',), (), ''),
     ('sonic-config-db-flat', 'netlint.loaders.sonic', 'switches', ('.json',), (), ''),
     ('sonic-yang-json', 'netlint.loaders.sonic', 'switches', ('.json',), (), ''),

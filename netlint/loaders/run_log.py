@@ -2,7 +2,8 @@
 
 Recognised by content — NCCL's own line prefix ``host:pid:tid [dev] NCCL INFO`` anywhere in a line
 (after any launcher prefix), its bare version string, or nccl-tests' parameters line and result
-table — in files named like logs (``*.log``, ``*.txt``, ``*.out``, ``*.err``). One file may hold both
+table — in files named like logs (``*.log``, ``*.txt``, ``*.out``, ``*.err``, ``*.nccl``) or as schedulers
+name their output (``job.sh.o7194285``, LSF ``gpt3.3314739.o``). One file may hold both
 (a test run with ``NCCL_DEBUG=INFO``). The text is walked once, line by line
 (:mod:`netlint.run.lines`); repeated records are bounded (:data:`netlint.models.run.MAX_RECORDS`) and
 what a bound left out is reported as NL012.
@@ -16,13 +17,11 @@ from typing import Any, Iterator
 from netlint.loaders.base import Loader
 from netlint.source import SourceFile
 
-SUFFIXES = (".log", ".txt", ".out", ".err")
-
-
 class RunLogLoader(Loader):
     name = "run-log"
     kind = "runs"
-    suffixes = SUFFIXES
+    suffixes = (".log", ".txt", ".out", ".err", ".nccl")
+    wants_by = "run_log"
 
     def claims(self, src: SourceFile) -> bool:
         from netlint.run.lines import sniff

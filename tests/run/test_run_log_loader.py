@@ -365,3 +365,19 @@ def test_a_parameters_line_with_a_tab_or_several_blanks_is_read():
 HEADER = ("#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw"
           " #wrong\n")
 ROW = "     1048576        262144     float     sum      -1    30.11   34.82   65.29      0    30.05   34.89   65.42      0\n"
+
+
+@pytest.mark.parametrize("name", ["job04.sh.7194285.nccl", "job04.sh.o7194285", "job04.sh.e7194285",
+                                  "log/gpt3-megatron.3314739.o", "slurm-4242.out"])
+def test_scheduler_output_names_are_read_as_logs(tmp_path, name):
+    # round 10: ABCI's `job04.sh.7194285.nccl` / SGE `.o<id>` and Summit's LSF `%J.o` were skipped by name
+    text = ("# nThread 1 nGpus 8 minBytes 32 maxBytes 1048576 step: 2(factor) warmup iters: 5 iters: 20 "
+            "validation: 1\n" + HEADER + ROW)
+    report = run_lint(write_repo(tmp_path, {name: text}))
+    assert [r.file for r in report.workspace.runs] == [name]
+
+
+def test_an_object_file_is_no_log_name():
+    from netlint.loader_names import run_log
+
+    assert not run_log("main.o", ".o") and run_log("gpt3.3314739.o", ".o") and not run_log("a.o7x", ".o7x")
