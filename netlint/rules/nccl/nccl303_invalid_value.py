@@ -20,9 +20,20 @@ def value_problems(ws, kind: str):
         value = var.known
         if value is None or CONF_QUIRKS & set(var.flags):
             continue
+        if var.key == "NCCL_IB_ADDR_RANGE" and _gid_index_set(env):
+            continue  # with NCCL_IB_GID_INDEX set NCCL never reads the range (connect.cc L317-321)
         for p in check(var.key, value, version):
             if p.kind == kind:
                 yield var, p
+
+
+def _gid_index_set(env) -> bool:
+    """NCCL_IB_GID_INDEX given as a number >= 0: NCCL then takes that GID and never reads NCCL_IB_ADDR_RANGE
+    (NVIDIA/nccl@5067397c src/transport/net_ib/connect.cc L317-321; User Guide: the range applies "when
+    NCCL_IB_GID_INDEX is left unset")."""
+    gid = env.get("NCCL_IB_GID_INDEX") if hasattr(env, "get") else None
+    known = gid.known if gid is not None else None
+    return known is not None and known.strip().lstrip("+").isdigit()
 
 
 class InvalidValue(Rule):
@@ -34,7 +45,8 @@ class InvalidValue(Rule):
     case-sensitive level names (`phb` is ignored); `NCCL_ALGO`/`NCCL_PROTO` with NCCL's own grammar
     (tokens are not trimmed, so `Ring, Tree` fails); `NCCL_DEBUG` levels and `NCCL_DEBUG_SUBSYS`
     subsystems; the exact strings `AF_INET`/`AF_INET6`; CIDR ranges and `host:port` values.
-    The finding points at the offending token.
+    The finding points at the offending token. `NCCL_IB_ADDR_RANGE` is not judged beside a numeric
+    `NCCL_IB_GID_INDEX`: NCCL then takes that GID and never reads the range.
 
     Why: NCCL reports almost none of these. A bad level or family is ignored silently, a bad
     `NCCL_DEBUG` turns logging *off*, one unknown `NCCL_DEBUG_SUBSYS` entry drops the whole value from NCCL 2.30.7 (releases up

@@ -54,3 +54,12 @@ def test_nccl301_rename_is_safe_only_for_a_plain_typo(tmp_path):
     found = {f.span.line: f for f in report.findings if f.code == "NCCL301"}
     assert at(found[1]) == (1, 8) and found[1].fix is not None and not found[1].fix.safe
     assert at(found[2]) == (2, 8) and found[2].fix.safe and "NCCL_IB_HCA" in found[2].message
+
+
+def test_nccl303_addr_range_is_not_read_beside_a_gid_index(tmp_path):
+    # llm-jp/scripts mpi_variables.sh: several ranges beside NCCL_IB_GID_INDEX=3, which NCCL takes instead
+    text = "export NCCL_IB_GID_INDEX=3\nexport NCCL_IB_ADDR_RANGE=10.1.0.0/16,10.2.0.0/16\n"
+    assert [f for f in lint_repo(tmp_path, {"env.sh": text}).findings if f.code == "NCCL303"] == []
+    # bad: without it NCCL reads the first range only
+    report = lint_repo(tmp_path, {"env.sh": text.replace("export NCCL_IB_GID_INDEX=3\n", "# GID\n")})
+    assert [(f.code, *at(f)) for f in report.findings if f.code == "NCCL303"] == [("NCCL303", 2, 27)]
