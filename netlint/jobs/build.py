@@ -287,10 +287,13 @@ def _fill_shape(job: TrainingJob, launch: Launch, sbatch: dict[str, Scalar]) -> 
             f"the command starts with `{_written(prefix, launch.command)}`, set outside the script; "
             f"if it is a launcher "
             f"(mpirun, srun) it decides how many processes run", prefix.span, "other")
-    else:  # a bare `python pretrain_gpt.py`: one process unless the environment says otherwise
-        job.nodes = const(1, at)
-        job.gpus_per_node = const(1, at)
-        job.defaulted.update({"nodes", "gpus_per_node"})
+    else:
+        # a bare `python pretrain_gpt.py`: one process when the script is run by hand, as many as a launcher
+        # that runs the script starts (`mpirun -np 16 bash train.sh` from another file: llm-jp's sbatch.sh);
+        # Megatron takes WORLD_SIZE from the environment, which netlint does not see
+        job.unknown["world_size"] = Unknown(
+            "the script starts a bare python, so whatever runs the script (mpirun, srun, or a person: 1 process) "
+            "decides it", at, "other")
     if job.world_size is None and job.nodes is not None and job.gpus_per_node is not None:
         span = job.nodes.span if job.nodes.span.line > 0 and "nodes" not in job.defaulted \
             else job.gpus_per_node.span

@@ -334,3 +334,14 @@ def test_a_launcher_in_an_unknown_directory_is_still_that_launcher(tmp_path, lau
     report = lint_repo(tmp_path, {"train.sbatch": text})
     (job,) = jobs(report)
     assert (job.value("world_size"), job.value("tp")) == (16, 2) and not nl012(report)
+
+
+def test_a_bare_python_has_the_world_of_whatever_runs_the_script(tmp_path):
+    # llm-jp example/train.sh, run by `mpirun -np 16 --npernode 8 bash train.sh` from sbatch.sh: world 1 was
+    # stated as fact (a false JOB403 with TP=4); it is unknown, and said
+    text = "#!/bin/bash\npython pretrain_gpt.py --tensor-model-parallel-size 4 --num-layers 4 --micro-batch-size 1\n"
+    report = lint_repo(tmp_path, {"train.sh": text})
+    (job,) = jobs(report)
+    assert job.world_size is None and not [f for f in report.findings if f.code == "JOB403"]
+    [(line, col, msg)] = nl012(report)
+    assert (line, col) == (2, 1) and "bare python" in msg
