@@ -84,7 +84,10 @@ def training_launch(nodes: list[Scalar]) -> Scalar | None:
         return None
     script = script_node(nodes)
     if script is not None:
-        return script if _TRAINING.search(script.value) else None
+        # a line that prints or comments a launch (`echo "  torchrun --nnodes=8 …"`) starts nothing
+        run = [ln for ln in script.value.splitlines()
+               if not ln.lstrip().startswith(("echo", "printf", "#", "cat <<", "log ")) and _TRAINING.search(ln)]
+        return script if run else None
     head = " ".join(_text(n) for n in nodes[:4])
     first = _text(nodes[0]).rsplit("/", 1)[-1]
     if first in ("torchrun", "deepspeed", "accelerate") or first.startswith("python") and _TRAINING.search(head):

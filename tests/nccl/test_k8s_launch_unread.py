@@ -45,3 +45,10 @@ def test_commands_that_only_install_or_test_are_not_launches(tmp_path):
     text = HEAD + ("            env:\n            - {name: NCCL_DEBUG, value: WARN}\n"
                    '            command: ["bash", "-c", "pip install deepspeed && /opt/nccl-tests/all_reduce_perf"]\n')
     assert _nl012(lint_repo(tmp_path, {"job.yaml": text})) == []
+
+
+def test_a_launch_that_is_only_printed_is_no_launch(tmp_path):
+    # ml-dev-env GOLD-STANDARD-NCCL-BENCHMARK.yaml: the container echoes torchrun instructions, then sleeps
+    text = HEAD + ('            command: ["bash", "-c"]\n'
+                   '            args: ["echo \\"run: torchrun --nnodes=8 train.py\\"\\nsleep infinity"]\n')
+    assert _nl012(lint_repo(tmp_path, {"job.yaml": text})) == []
