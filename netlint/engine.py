@@ -128,7 +128,13 @@ def _lint_in(opts: Options, config: Config, config_errors: list[Finding], partia
         checked = {r.rel for r in results if r.claimed}
     else:
         named = inventory_cand.rel if inventory_cand is not None else None
-        results, ws, findings = _analyse(config, cands, given, partial, wanted, load_all, named)
+        split = None
+        if named is None and not partial:  # one folder per cluster, each with its inventory.yaml
+            from netlint.inventory_choice import by_inventory
+
+            split = by_inventory(cands, lambda part, inv: _analyse(config, part, given & {c.rel for c in part},
+                                                                   partial, wanted, load_all, inv))
+        results, ws, findings = split or _analyse(config, cands, given, partial, wanted, load_all, named)
         checked = {r.rel for r in results if r.claimed}
         at = Span(_config_display(config), 1, 1, 1, 1, 0, 0)
         try:

@@ -11,12 +11,13 @@ being picked by walk order.
 from __future__ import annotations
 
 import posixpath
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Callable
 
 from netlint.findings import Finding, Severity
 from netlint.located import Span
 
 if TYPE_CHECKING:
+    from netlint.discovery import Candidate
     from netlint.loading import FileResult
     from netlint.workspace import Workspace
 
@@ -60,3 +61,56 @@ def _folder(file: str) -> str:
 def _below(file: str, folder: str) -> bool:
     return not folder or file.startswith(folder + "/")
 
+
+INVENTORY_NAMES = ("inventory.yaml", "inventory.yml")
+
+
+def groups(cands: list["Candidate"]) -> list[tuple[str | None, list["Candidate"]]] | None:
+    """(inventory path or None, the candidates it applies to) per cluster folder, or None when the walk
+    found no inventory by name. Each candidate goes with the deepest inventory whose folder holds it."""
+    invs = sorted((c.rel for c in cands if posixpath.basename(c.rel) in INVENTORY_NAMES),
+                  key=lambda r: (-_folder(r).count("/") - bool(_folder(r)), r))
+    if not invs:
+        return None
+    out: dict[str | None, list] = {inv: [] for inv in invs}
+    out[None] = []
+    for c in cands:
+        if posixpath.basename(c.rel) in INVENTORY_NAMES:
+            out[c.rel].append(c)
+            continue
+        home = next((inv for inv in invs if _below(c.rel, _folder(inv))), None)
+        out[home].append(c)
+    return [(inv, members) for inv, members in out.items() if members and (inv is not None or members)]
+
+
+def by_inventory(cands: list["Candidate"], analyse: Callable[[list, str | None], tuple]) -> tuple | None:
+    """Run ``analyse(candidates, inventory)`` once per cluster folder (:func:`groups`) and join the results
+    into one (results, workspace, findings); None when there is one group or none."""
+    parts = groups(cands)
+    if parts is None or len(parts) < 2:
+        return None
+    results: list[Any] = []
+    findings: list[Finding] = []
+    ws = None
+    for inv, members in parts:
+        got_results, got_ws, got_findings = analyse(members, inv)
+        results += got_results
+        findings += got_findings
+        ws = got_ws if ws is None else _merge(ws, got_ws)
+        if inv is not None and all(c.rel == inv for c in members):  # `inv/inventory.yaml` beside the logs
+            findings.append(_not_applied(inv, f"no other file checked lies in its folder, "
+                                              f"{_folder(inv) or '.'}/, which it describes"))
+    return results, ws, findings
+
+
+def _merge(into: "Workspace", other: "Workspace") -> "Workspace":
+    """One workspace for the report (sources, envs, jobs, …); the join and the rules already ran per part."""
+    for name in ("switches", "nics", "nccl_envs", "jobs", "templates", "switch_tables", "pins", "runs",
+                 "inventories"):
+        getattr(into, name).extend(getattr(other, name))
+    into.sources.update(other.sources)
+    if into.targets is not None:
+        into.targets = into.targets | other.targets if other.targets is not None else None
+    if into.inventory is None:
+        into.inventory, into.inventory_file = other.inventory, other.inventory_file
+    return into
