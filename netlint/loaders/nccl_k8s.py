@@ -44,7 +44,7 @@ class K8sEnvLoader(Loader):
 
         text = src.text
         launches = ("torchrun" in text or "torch.distributed" in text or "deepspeed" in text or "pretrain_" in text
-                    or "accelerate" in text)  # said NL012 when nothing else is read (training_launch)
+                    or "accelerate" in text or "mpirun" in text)  # said NL012 when nothing else is read
         if not (mentions_nccl(text) or launches) or not ("env:" in text or "command:" in text or "args:" in text
                                                          or "ConfigMap" in text) or is_helm_template(src):
             return False

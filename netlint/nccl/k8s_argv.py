@@ -92,6 +92,13 @@ def training_launch(nodes: list[Scalar]) -> Scalar | None:
     first = _text(nodes[0]).rsplit("/", 1)[-1]
     if first in ("torchrun", "deepspeed", "accelerate") or first.startswith("python") and _TRAINING.search(head):
         return nodes[0]
+    from netlint.nccl.mpirun import is_launcher, program
+
+    if is_launcher(_text(nodes[0])):  # an MPIJob's `mpirun -np 16 … /fsx/train_8B_gpt2.sh` (not an nccl-tests binary)
+        i = program(nodes)
+        prog = _text(nodes[i]).rsplit("/", 1)[-1] if i is not None else ""
+        if prog.endswith((".sh", ".py")) or prog.startswith(("python", "torchrun", "deepspeed")):
+            return nodes[0]
     return None
 
 

@@ -52,3 +52,13 @@ def test_a_launch_that_is_only_printed_is_no_launch(tmp_path):
     text = HEAD + ('            command: ["bash", "-c"]\n'
                    '            args: ["echo \\"run: torchrun --nnodes=8 train.py\\"\\nsleep infinity"]\n')
     assert _nl012(lint_repo(tmp_path, {"job.yaml": text})) == []
+
+
+def test_an_mpijob_whose_mpirun_runs_a_training_script_is_said_unread(tmp_path):
+    # aws-samples/aws-efa-eks megatron8B-efa-example.yaml: `mpirun -np 16 … /fsx/train_8B_gpt2.sh`, no NCCL variable
+    text = HEAD.replace("kind: PyTorchJob", "kind: MPIJob") + \
+        '            command: ["mpirun", "-np", "16", "-bind-to", "none", "/fsx/train_8B_gpt2.sh"]\n'
+    assert _nl012(lint_repo(tmp_path, {"job.yaml": text})) == [("job.yaml", 13, 23)]
+    # an nccl-tests binary is no training launch
+    bench = text.replace("/fsx/train_8B_gpt2.sh", "/opt/nccl-tests/build/all_reduce_perf")
+    assert _nl012(lint_repo(tmp_path, {"job.yaml": bench})) == []
