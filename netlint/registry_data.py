@@ -67,6 +67,7 @@ RULES = (
     ('JOB420', 'netlint.rules.job.job420_rampup_batch_size', (('jobs',),)),
     ('JOB421', 'netlint.rules.job.job421_torchtitan_parallel_dims', (('jobs',),)),
     ('JOB422', 'netlint.rules.job.job422_comment_in_command_string', (('jobs',),)),
+    ('JOB423', 'netlint.rules.job.job423_sbatch_directive_after_command', (('jobs', 'nccl_envs'),)),
     ('JOB430', 'netlint.rules.job.job430_deepspeed_batch_identity', (('jobs',),)),
     ('JOB431', 'netlint.rules.job.job431_deepspeed_auto_value', (('jobs',),)),
     ('JOB432', 'netlint.rules.job.job432_deepspeed_unknown_key', (('jobs',),)),

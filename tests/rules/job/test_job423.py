@@ -1,0 +1,28 @@
+"""JOB423: `#SBATCH` lines after the first command are comments to sbatch (sbatch(1)). Round 10: nebius
+pytorch-dsv3-mxfp8/train_671b.sh puts `set -euo pipefail` above its `#SBATCH --nodes=32`."""
+
+from __future__ import annotations
+
+from tests.conftest import at, lint_repo
+
+LAUNCH = "srun torchrun --nnodes $SLURM_JOB_NUM_NODES --nproc_per_node 8 pretrain_gpt.py --tensor-model-parallel-size 2\n"
+
+
+def _423(report):
+    return [f for f in report.findings if f.code == "JOB423"]
+
+
+def test_directives_after_a_command_are_reported_at_the_first(tmp_path):
+    text = "#!/bin/bash\nset -euo pipefail\n\n#SBATCH --nodes=32\n#SBATCH --ntasks-per-node=1\n" + LAUNCH
+    (f,) = _423(lint_repo(tmp_path, {"train.sh": text}))
+    assert at(f) == (4, 1) and "line 2: `set -euo pipefail`" in f.message
+    assert [(r.span.line, r.span.col) for r in f.related] == [(2, 1)]
+
+
+def test_directives_before_the_first_command_and_heredocs_are_fine(tmp_path):
+    good = "#!/bin/bash\n# a comment\n#SBATCH --nodes=32\n\n#SBATCH --ntasks-per-node=1\nset -e\n" + LAUNCH
+    assert _423(lint_repo(tmp_path, {"train.sh": good})) == []
+    # a script that writes another batch script: its #SBATCH lines are that file's
+    writer = ("#!/bin/bash\nset -e\ncat > job.sbatch <<EOF\n#!/bin/bash\n#SBATCH --nodes=2\nEOF\n"
+              "export NCCL_DEBUG=WARN\n" + LAUNCH)
+    assert _423(lint_repo(tmp_path, {"submit.sh": writer})) == []
