@@ -186,7 +186,9 @@ def _analyse(config: Config, cands: list[Candidate], given: set[str], partial: b
 
         findings.extend(_guard("inventory choice", at, findings, choose, ws, results, named_inventory, default=[]))
     # Files the inventory points at (switch configs, NIC configs) are context even when not walked.
-    for cand in _guard("inventory references", at, findings, _inventory_references, ws, findings, default=[]):
+    from netlint.named_files import inventory_references
+
+    for cand in _guard("inventory references", at, findings, inventory_references, ws, findings, default=[]):
         if all(r.rel != cand.rel for r in results):
             extra = load_all([cand])[0]
             results.append(extra)
@@ -268,32 +270,6 @@ def _inventory_candidate(opts: Options, config: Config, cands: list[Candidate]) 
         if path is not None:
             return Candidate(path, display_path(path, config.root), False)
     return None
-
-
-def _inventory_references(ws: Workspace, findings: list[Finding]) -> list[Candidate]:
-    inv = ws.inventory
-    if inv is None or ws.inventory_file is None:
-        return []
-    from netlint.discovery import named
-    from netlint.named_files import named_files
-    from netlint.safe_read import resolve, Refused
-
-    out = []
-    for nf in named_files(ws):
-        ref, path = nf.ref, nf.path
-        try:
-            resolve(path, ws.root)
-        except Refused as exc:
-            if exc.missing:
-                findings.append(Finding("NL010", f"file '{ref.value}' named by the inventory does not exist",
-                                        ref.span, key=f"missing:{ref.value}"))
-                continue
-            if exc.code != "NL013":  # too large: reported at the file when it is read
-                findings.append(Finding("NL001", f"file '{ref.value}' named by the inventory is not read: "
-                                        f"{exc.message}", ref.span, key=f"unread:{ref.value}"))
-                continue
-        out.extend(named(path, ws.root))
-    return out
 
 
 def run_rules(ws: Workspace) -> list[Finding]:

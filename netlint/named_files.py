@@ -110,3 +110,30 @@ def shown_files(ws: "Workspace", results: list[Any], walked_out: list[tuple[str,
     read = {r.rel for r in results}
     rows += [(rel, f"skipped: {why}") for rel, why in walked_out if rel not in read]
     return sorted(rows)
+
+
+def inventory_references(ws: "Workspace", findings: list) -> list:
+    """The candidates of the files the inventory names (switch and NIC configs): context to load, or an
+    NL010/NL001 at the entry when one is missing or cannot be read."""
+    inv = ws.inventory
+    if inv is None or ws.inventory_file is None:
+        return []
+    from netlint.discovery import named
+    from netlint.safe_read import Refused, resolve
+
+    out = []
+    for nf in named_files(ws):
+        ref, path = nf.ref, nf.path
+        try:
+            resolve(path, ws.root)
+        except Refused as exc:
+            if exc.missing:
+                findings.append(Finding("NL010", f"file '{ref.value}' named by the inventory does not exist",
+                                        ref.span, key=f"missing:{ref.value}"))
+                continue
+            if exc.code != "NL013":  # too large: reported at the file when it is read
+                findings.append(Finding("NL001", f"file '{ref.value}' named by the inventory is not read: "
+                                        f"{exc.message}", ref.span, key=f"unread:{ref.value}"))
+                continue
+        out.extend(named(path, ws.root))
+    return out
