@@ -17,11 +17,14 @@ class CudaDeviceMaxConnections(Rule):
     Blackwell, without FSDP): with several hardware queues the TP/CP communication kernels and GEMMs are
     not ordered as the overlap scheme assumes.
 
+    Not reported with ``--overlapped-distributed-optimizer`` (Megatron-LLaMA, whose check waives it).
+
     **Bad**: ``export CUDA_DEVICE_MAX_CONNECTIONS=32`` with TP 8 **Good**: ``export CUDA_DEVICE_MAX_CONNECTIONS=1``
 
     **Source**: NVIDIA/Megatron-LM@d98e8a64 megatron/training/arguments.py L1453-1479 (the assert is the
     ``else`` branch at L1476-1479: skipped on compute capability ≥ 10, with Torch-FSDP2/Megatron-FSDP, or
-    with ``--overlap-moe-expert-parallel-comm``, which only warn).
+    with ``--overlap-moe-expert-parallel-comm``, which only warn); alibaba/Megatron-LLaMA
+    megatron/arguments.py L357-366 (the check waived with ``--overlapped-distributed-optimizer``).
     """
 
     code = "JOB413"
@@ -36,10 +39,13 @@ class CudaDeviceMaxConnections(Rule):
                 continue
             if "--use-torch-fsdp2" in job.args or "--use-megatron-fsdp" in job.args:
                 continue
+            if "--overlapped-distributed-optimizer" in job.args:
+                continue  # Megatron-LLaMA waives the check with its overlapped optimizer (arguments.py L357-366)
             v = job.env.get("CUDA_DEVICE_MAX_CONNECTIONS")
             if v is None:
-                yield self.finding(f"TP={tp}, CP={cp}: CUDA_DEVICE_MAX_CONNECTIONS is not set in the script; Megatron "
-                                   "requires 1 (set it, or make sure the environment does)", job.span,
+                yield self.finding(f"TP={tp}, CP={cp}: CUDA_DEVICE_MAX_CONNECTIONS is not set in the script; "
+                                   "Megatron-LM requires 1 (set it, or make sure the environment does; a fork may "
+                                   "not check it)", job.span,
                                    key=key(job, "cdmc"), severity=Severity.INFO)
             elif isinstance(v.value, str) and v.value.strip() != "1":
                 yield self.finding(f"CUDA_DEVICE_MAX_CONNECTIONS={v.value} but TP={tp}, CP={cp} requires 1", v.span,

@@ -26,3 +26,13 @@ def test_directives_before_the_first_command_and_heredocs_are_fine(tmp_path):
     writer = ("#!/bin/bash\nset -e\ncat > job.sbatch <<EOF\n#!/bin/bash\n#SBATCH --nodes=2\nEOF\n"
               "export NCCL_DEBUG=WARN\n" + LAUNCH)
     assert _423(lint_repo(tmp_path, {"submit.sh": writer})) == []
+
+
+def test_job413_waived_by_megatron_llamas_overlapped_optimizer(tmp_path):
+    # round 11: alibaba/Megatron-LLaMA's arguments.py waives the check with --overlapped-distributed-optimizer
+    base = ("torchrun --nnodes 1 --nproc_per_node 8 pretrain_llama.py --tensor-model-parallel-size 2 "
+            "--num-layers 4 --micro-batch-size 1")
+    found = [f for f in lint_repo(tmp_path, {"run.sh": base + "\n"}).findings if f.code == "JOB413"]
+    assert [at(f) for f in found] == [(1, 1)] and "a fork may not check it" in found[0].message
+    found = lint_repo(tmp_path, {"run.sh": base + " --overlapped-distributed-optimizer\n"}).findings
+    assert [f for f in found if f.code == "JOB413"] == []
