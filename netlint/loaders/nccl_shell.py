@@ -67,6 +67,7 @@ class ShellEnvLoader(Loader):
         yield env_of_script(src.path, script, [hd.body.span for hd, _ in confs])
         yield from unread_source_args(script)
         yield from unread_sources(script, src.path)
+        yield from _written_profiles(script, {id(hd) for hd, _ in confs})
         yield from shell_read_findings(script)   # the same as the job loader's: the engine keeps one
 
 
@@ -189,6 +190,27 @@ def _sourced_with(a: Any) -> bool:
 
 def _inside(span: Any, bodies: list | None) -> bool:
     return bool(bodies) and any(b.file == span.file and b.start <= span.start < b.end for b in bodies)
+
+
+_SETS_NCCL = re.compile(r"^\s*(?:export\s+)?NCCL_[A-Z0-9_]+=", re.M)
+
+
+def _written_profiles(script: Any, conf_docs: set[int]) -> Iterator[Any]:
+    """NL012 for a here-document that writes NCCL settings to another shell file (an env profile a job
+    sources later: `cat >> /opt/nccl-env-profile.sh << EOF`): they apply where that file is sourced, and
+    netlint reads them nowhere; an nccl.conf written this way is read (netlint.nccl.heredoc)."""
+    from netlint.findings import Finding, Severity
+
+    for hd in script.heredocs:
+        if id(hd) in conf_docs or not _SETS_NCCL.search(hd.body.text or ""):
+            continue
+        written = hd.target or next((w for op, w in getattr(hd.command, "redirects", ()) if op in (">", ">>")), None)
+        if written is None:
+            continue  # `cat <<EOF` to the terminal or a pipe: nothing is written
+        target = getattr(written, "text", None) or str(getattr(written, "value", ""))
+        yield Finding("NL012", f"NCCL settings in a here-document written to `{target}` are not checked: they apply "
+                               "where that file is sourced, which netlint does not see", hd.span, Severity.INFO,
+                      key=f"nccl-profile-heredoc:{hd.span.line}")
 
 
 def _srun_program(argv: list) -> str | None:

@@ -232,3 +232,15 @@ def test_variable_the_repo_reads_is_not_unknown(tmp_path):
     })
     # NCCL_TEST is read by run.sub; NCCL_OTHER is only passed on under its own name
     assert _found(report, "NCCL301") == [(3, 8), (4, 8)]
+
+
+def test_nccl_settings_written_to_another_shell_file_are_said_unread(tmp_path):
+    # round 11 (a3mega startup script): `cat >> /opt/nccl-env-profile.sh << ENVEOF` with NCCL exports, dropped silently
+    text = ("#!/bin/bash\ndocker pull img\ncat >> /opt/nccl-env-profile.sh << ENVEOF\n"
+            "export NCCL_SOCKET_IFNAME=eth0\nexport NCCL_DEBUG=INFO\nENVEOF\n")
+    report = lint_repo(tmp_path, {"setup.sh": text})
+    notes = [(f.code, f.span.line, f.span.col) for f in report.findings]
+    assert notes == [("NL012", 3, 33)] and "/opt/nccl-env-profile.sh" in report.findings[0].message
+    # an nccl.conf written the same way is read, not said
+    conf = text.replace("/opt/nccl-env-profile.sh", "/etc/nccl.conf").replace("export ", "")
+    assert [f.code for f in lint_repo(tmp_path, {"setup.sh": conf}).findings] == ["NCCL314"]
