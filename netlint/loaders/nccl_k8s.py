@@ -176,9 +176,9 @@ def _envs_of(file: str, text: str, index: Any, root: Any) -> Iterator[Any]:
         variables += more
         launch = training_launch(argv_nodes(owner))
         if launch is not None:  # said, not guessed: jobs are read from scripts, not from manifests yet
-            yield Finding("NL012", "launch not read: netlint reads this container's environment and mpirun "
-                          "options, not the training launch in its command/args; its world size and parallel "
-                          "sizes are not checked", launch.span, Severity.INFO, key="k8s-launch-unread")
+            yield Finding("NL012", "launch not read: netlint reads this container's NCCL settings (env, mpirun -x), "
+                          "not the training launch in its command/args; its world size and parallel sizes are "
+                          "not checked", launch.span, Severity.INFO, key="k8s-launch-unread")
         if not variables and not _env_list(env):
             continue  # a container that only launches: no environment to judge
         if _one_slot_per_worker(root):  # an MPIJob whose every pod runs one rank: no two share a host
