@@ -279,6 +279,9 @@ def _fill_shape(job: TrainingJob, launch: Launch, sbatch: dict[str, Scalar]) -> 
         # outer launcher starts runs this command, so the job has the outer launcher's shape
         _fill_shape(job, outer, sbatch)
         return
+    elif (other := next((o["prefix"] for name, o in launch.wrappers if name == "other-launcher"), None)):
+        job.unknown["world_size"] = Unknown(
+            f"`{other.text}` starts it, a launcher whose process count netlint does not read", other.span, "other")
     elif (prefix := next((o["prefix"] for name, o in launch.wrappers if name == "unknown-prefix"), None)):
         # `${MPICMD} python pretrain_gpt.py`: the prefix may be mpirun or srun, which decides the world
         from netlint.jobs.unread import _written

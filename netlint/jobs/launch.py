@@ -250,8 +250,19 @@ def find_launch(cmd: Command) -> Launch | None:
             # launcher word after the wrapper's own options
             nxt = next((k for k in range(i + 1, len(argv)) if _name(argv[k]) in LAUNCHERS
                         or (_name(argv[k]) or "").startswith(PYTHONS)), None)
-            if nxt is None or any(_name(w) in OTHER_LAUNCHERS for w in argv[i + 1:nxt]):
-                return None  # `time jsrun … python …`: a launcher netlint does not read decides the world
+            if nxt is None:
+                return None
+            other = next((w for w in argv[i + 1:nxt] if _name(w) in OTHER_LAUNCHERS), None)
+            if other is not None:  # `time jsrun … python …`: a launcher netlint does not read decides the world
+                wrappers.append(("other-launcher", {"prefix": other}))
+            i = nxt
+            continue
+        if name in OTHER_LAUNCHERS:  # `jsrun --nrs 48 … python pretrain_gpt.py`
+            nxt = next((k for k in range(i + 1, len(argv)) if (_name(argv[k]) or "").startswith(PYTHONS)
+                        or _name(argv[k]) in LAUNCHERS or (_name(argv[k]) or "").endswith(".py")), None)
+            if nxt is None:
+                return None
+            wrappers.append(("other-launcher", {"prefix": argv[i]}))
             i = nxt
             continue
         break

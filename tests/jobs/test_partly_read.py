@@ -321,9 +321,14 @@ def test_a_launcher_netlint_does_not_read_behind_time_is_said_not_one_process(tm
     # (world 1, a false JOB403); the launcher is jsrun, whose count netlint does not read
     text = f"#BSUB -nnodes 8\ntime jsrun --nrs 48 --tasks_per_rs 1 python {ARGS}\n"
     report = lint_repo(tmp_path, {"launch.lsf": text})
-    assert not jobs(report) and not [f for f in report.findings if f.code == "JOB403"]
+    (job,) = jobs(report)  # built, so its sizes are still checked; only the world size is unknown
+    assert job.world_size is None and job.int("tp") == 2 and not [f for f in report.findings if f.code == "JOB403"]
     [(line, col, msg)] = nl012(report)
-    assert (line, col) == (2, 6) and "`jsrun` starts this training command" in msg
+    assert (line, col) == (2, 6) and "`jsrun` starts it" in msg
+    # the same without `time`
+    report = lint_repo(tmp_path, {"launch.lsf": text.replace("time jsrun", "jsrun")})
+    (job,) = jobs(report)
+    assert job.world_size is None and [at[:2] for at in nl012(report)] == [(2, 1)]
 
 
 @pytest.mark.parametrize("launcher", ["${ENV_DIR}/venv/bin/python -m torch.distributed.run", "${X}/bin/torchrun"])
