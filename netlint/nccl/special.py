@@ -75,7 +75,8 @@ def _bitset(name: str, tokens: tuple[str, ...], default: str):
     def check_bits(value: str, version) -> list[Problem]:
         text = value.strip()
         body_at = len(value) - len(value.lstrip())
-        if text.startswith("^"):
+        inverted = text.startswith("^")
+        if inverted:
             text, body_at = text[1:], body_at + 1
         strict = version is not None and not before(version, STRICT_BITSETS)
         lenient = version is not None and before(version, STRICT_BITSETS)
@@ -98,6 +99,14 @@ def _bitset(name: str, tokens: tuple[str, ...], default: str):
                                     f"(it keeps {default})", "error", start, start + len(t))]
                 # GCP's stock GPUDirect-TCPX environment sets NCCL_DEBUG_SUBSYS=INIT,GRAPH,ENV,TUNING,NET,VERSION:
                 # harmless before 2.30.7, so info unless the pinned release rejects it
+                known = [x for x in text.split(",") if x.strip().upper() in tokens]
+                if name == "NCCL_DEBUG_SUBSYS" and not inverted and not known:
+                    # before 2.30.7 the mask starts at 0 and only known names add bits; WARN() logs with
+                    # NCCL_ALL, so an empty mask silences every message (v2.30.4-1 src/debug.cc L97, L324)
+                    then = ("NCCL before 2.30.7" if lenient else "NCCL up to 2.30.4") + \
+                        " is left with no subsystem and prints no message at all, its WARN lines included" + \
+                        ("" if lenient else f"; from 2.30.7 NCCL drops the value (it keeps {default})")
+                    return [Problem("invalid", f"{head}, nor is any entry: {then}", "warning", start, start + len(t))]
                 then = ("NCCL before 2.30.7 skips it and applies the other entries" if lenient else
                         f"NCCL up to 2.30.4 skips it; from 2.30.7 one unknown entry makes NCCL drop the whole "
                         f"value (it keeps {default})")

@@ -46,7 +46,10 @@ class InvalidValue(Rule):
     (tokens are not trimmed, so `Ring, Tree` fails); `NCCL_DEBUG` levels and `NCCL_DEBUG_SUBSYS`
     subsystems; the exact strings `AF_INET`/`AF_INET6`; CIDR ranges and `host:port` values.
     The finding points at the offending token. `NCCL_IB_ADDR_RANGE` is not judged beside a numeric
-    `NCCL_IB_GID_INDEX`: NCCL then takes that GID and never reads the range.
+    `NCCL_IB_GID_INDEX`: NCCL then takes that GID and never reads the range. A `NCCL_DEBUG_SUBSYS` none
+    of whose entries NCCL knows is a warning: before 2.30.7 the subsystem mask stays empty and NCCL
+    prints nothing, its WARN lines included (v2.30.4-1 `src/debug.cc` L97, L324; `WARN()` logs with
+    `NCCL_ALL`, `src/include/debug.h` L38).
 
     Why: NCCL reports almost none of these. A bad level or family is ignored silently, a bad
     `NCCL_DEBUG` turns logging *off*, one unknown `NCCL_DEBUG_SUBSYS` entry drops the whole value from NCCL 2.30.7 (releases up

@@ -63,3 +63,14 @@ def test_nccl303_addr_range_is_not_read_beside_a_gid_index(tmp_path):
     # bad: without it NCCL reads the first range only
     report = lint_repo(tmp_path, {"env.sh": text.replace("export NCCL_IB_GID_INDEX=3\n", "# GID\n")})
     assert [(f.code, *at(f)) for f in report.findings if f.code == "NCCL303"] == [("NCCL303", 2, 27)]
+
+
+def test_nccl303_debug_subsys_with_no_known_entry_silences_every_message(tmp_path):
+    # llm-jp train.sh: NCCL_DEBUG_SUBSYS=WARN — before 2.30.7 the mask stays empty and even WARN lines go
+    report = lint_repo(tmp_path, {"nccl.env": "NCCL_DEBUG=WARN\nNCCL_DEBUG_SUBSYS=WARN\n"})
+    (f,) = [f for f in report.findings if f.code == "NCCL303"]
+    assert at(f) == (2, 19) and f.severity == Severity.WARNING and "prints no message at all" in f.message
+    # one known entry beside an unknown one: the unknown one is skipped (info), the others apply
+    report = lint_repo(tmp_path, {"nccl.env": "NCCL_DEBUG=WARN\nNCCL_DEBUG_SUBSYS=INIT,VERSION\n"})
+    (f,) = [f for f in report.findings if f.code == "NCCL303"]
+    assert at(f) == (2, 24) and f.severity == Severity.INFO and "skips it" in f.message
