@@ -149,7 +149,7 @@ def _envs_of(file: str, text: str, index: Any, root: Any) -> Iterator[Any]:
     from netlint.located import MapNode, Scalar
     from netlint.models.nccl import NcclEnv, NcclVar
     from netlint.findings import Finding, Severity
-    from netlint.nccl.k8s_argv import argv_nodes, command_env, training_launch
+    from netlint.nccl.k8s_argv import argv_nodes, command_env, launch_at, training_launch
 
     kind = root.get("kind") if isinstance(root, MapNode) else None
     meta = root.get("metadata") if isinstance(root, MapNode) else None
@@ -178,7 +178,7 @@ def _envs_of(file: str, text: str, index: Any, root: Any) -> Iterator[Any]:
         if launch is not None:  # said, not guessed: jobs are read from scripts, not from manifests yet
             yield Finding("NL012", "launch not read: netlint reads this container's NCCL settings (env, mpirun -x), "
                           "not the training launch in its command/args; its world size and parallel sizes are "
-                          "not checked", launch.span, Severity.INFO, key="k8s-launch-unread")
+                          "not checked", launch_at(launch, text, index), Severity.INFO, key="k8s-launch-unread")
         if not variables and not _env_list(env):
             continue  # a container that only launches: no environment to judge
         if _one_slot_per_worker(root):  # an MPIJob whose every pod runs one rank: no two share a host

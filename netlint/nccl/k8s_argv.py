@@ -102,6 +102,21 @@ def training_launch(nodes: list[Scalar]) -> Scalar | None:
     return None
 
 
+def launch_at(node: Scalar, file_text: str, index: Any):
+    """Where the launcher word of ``node`` (a :func:`training_launch` answer) is written: inside a ``- |``
+    block, the launcher's own line, not the block's first; the whole node when it cannot be found verbatim."""
+    span = node.span
+    start, end = span.start, span.end
+    if start < 0 or end <= start or _TRAINING is None:
+        return span
+    for m in _TRAINING.finditer(file_text, start, end):
+        line_start = file_text.rfind("\n", 0, m.start()) + 1
+        head = file_text[line_start:m.start()].strip().lstrip("-").strip().strip("\"'[")
+        if not head.startswith(("echo", "printf", "#")):
+            return index.span(m.start(), m.end())
+    return span
+
+
 def words(nodes: list[Scalar], file: str, file_text: str, index: Any) -> list[Any] | None:
     """One shell Word per argv item, each character located in the file (None when one is not)."""
     from netlint.nccl.embedded import ScalarText

@@ -28,7 +28,7 @@ def _nl012(report):
 def test_a_launcher_argv_without_nccl_settings_is_said_unread(tmp_path):
     text = HEAD + '            command: ["torchrun", "--nnodes=2", "--nproc-per-node=8", "pretrain_gpt.py"]\n'
     report = lint_repo(tmp_path, {"job.yaml": text})
-    assert _nl012(report) == [("job.yaml", 13, 23)]
+    assert _nl012(report) == [("job.yaml", 13, 24)]  # the word torchrun, inside its quotes
     assert report.workspace.nccl_envs == []  # nothing else to judge in that container
 
 
@@ -37,7 +37,7 @@ def test_a_bash_c_launch_beside_an_env_is_said_and_the_env_still_read(tmp_path):
                    '            command: ["bash", "-c"]\n'
                    '            args: ["python -m torch.distributed.run --nproc_per_node 4 train.py"]\n')
     report = lint_repo(tmp_path, {"job.yaml": text})
-    assert _nl012(report) == [("job.yaml", 16, 20)]
+    assert _nl012(report) == [("job.yaml", 16, 31)]
     assert [(f.code, *at(f)) for f in report.findings if f.code == "NCCL314"] == [("NCCL314", 14, 41)]
 
 
@@ -62,3 +62,10 @@ def test_an_mpijob_whose_mpirun_runs_a_training_script_is_said_unread(tmp_path):
     # an nccl-tests binary is no training launch
     bench = text.replace("/fsx/train_8B_gpt2.sh", "/opt/nccl-tests/build/all_reduce_perf")
     assert _nl012(lint_repo(tmp_path, {"job.yaml": bench})) == []
+
+
+def test_the_note_points_at_the_launcher_line_inside_a_block(tmp_path):
+    # kubernetes-sigs/jobset resnet.yaml: the note pointed at the `- |` line, not the torchrun line under it
+    text = HEAD + ('            command:\n            - bash\n            - -xc\n            - |\n'
+                   '              echo "starting"\n              torchrun --nnodes=2 --nproc_per_node=8 train.py\n')
+    assert _nl012(lint_repo(tmp_path, {"job.yaml": text})) == [("job.yaml", 18, 15)]
