@@ -27,7 +27,9 @@ class LegacyMegatronFlag(Rule):
     accepts ``--checkpoint-activations``. A Megatron-LM v1 launch (entry ``pretrain_gpt2.py`` without
     ``--micro-batch-size``: NVIDIA/Megatron-LM v1.0 megatron/arguments.py L155-158, L280-281, and the
     DeepSpeedExamples ``Megatron-LM-v1.1.5-*`` forks) is not checked: there ``--batch-size`` is the micro
-    batch and ``--model-parallel-size`` the TP size, and renaming them would break it.
+    batch and ``--model-parallel-size`` the TP size, and renaming them would break it. A launch that also
+    passes flags the current parser does not define may run a fork or an older release (Megatron-LM v2.5
+    accepts ``--checkpoint-activations``): info, without a fix.
     """
 
     code = "JOB402"
@@ -43,14 +45,39 @@ class LegacyMegatronFlag(Rule):
         for job in jobs(ws, "megatron", "megatron-deepspeed"):
             if megatron_v1(job):
                 continue
+            foreign = None  # flags current Megatron-LM does not define: the launch may run a fork or release
             for name, (new, text) in megatron.LEGACY.items():
                 a = job.args.get(name)
                 if a is None or (job.framework == "megatron-deepspeed" and name == "--checkpoint-activations"):
                     continue
+                if foreign is None:  # Megatron-DeepSpeed's own flags are its parser's, not Megatron-LM's
+                    foreign = _foreign_flags(job) if job.framework == "megatron" else []
                 span = a.flag.span
+                who = "Megatron-LM" if job.framework == "megatron" else "Megatron-DeepSpeed"
+                if foreign:  # sajal-vt/Megatron-DeepSpeed-Summit defines --checkpoint-activations itself
+                    yield self.finding(f"current {who} rejects {name} (\"{text}\"), but this launch also passes "
+                                       f"flags it does not define ({', '.join(foreign[:3])}): it may run a fork or "
+                                       f"an older release that accepts it", span, key=key(job, name),
+                                       severity=Severity.INFO)
+                    continue
                 src = ws.text(span.file)
                 fix = None
                 if src is not None and src[span.start:span.end] == name:
                     fix = Fix(f"rename to {new}", (replace_span(span, new, src),), safe=name in self.SAFE)
-                who = "Megatron-LM" if job.framework == "megatron" else "Megatron-DeepSpeed"
                 yield self.finding(f"{who} rejects {name}: \"{text}\"", span, key=key(job, name), fix=fix)
+
+
+def _foreign_flags(job) -> list[str]:
+    """The launch's ``--flags`` the Megatron-LM entry point it names does not define (JOB401's view)."""
+    entry = megatron.entry_of(job.entry)
+    if entry is None:
+        return []
+    parser = megatron.parser_of(entry)
+    legacy = set(megatron.LEGACY)
+    out: list[str] = []
+    for a in job.arg_list:
+        name = a.name
+        if isinstance(name, str) and name.startswith("--") and name not in parser and name not in legacy \
+                and name not in out:
+            out.append(name)
+    return out

@@ -47,14 +47,19 @@ class SbatchDirectiveAfterCommand(Rule):
             if found is None:
                 continue
             (cmd_line, cmd_text), (line, col, end) = found
+            late = "\n".join(ln for ln in text.splitlines()[line - 1:] if ln.lstrip().startswith("#SBATCH"))
+            effect = ("the job gets the cluster's default allocation" if _SIZES.search(late) else
+                      "the options they give are not applied")
             yield self.finding(
                 f"#SBATCH after the first command (line {cmd_line}: `{cmd_text}`): sbatch stops reading "
-                "directives there, so this line and any after it are comments and the job gets the "
-                "cluster's default allocation", Span(file, line, col, line, end),
+                f"directives there, so this line and any after it are comments and {effect}",
+                Span(file, line, col, line, end),
                 key=f"{file}:late-sbatch", related=(Related(Span(file, cmd_line, 1, cmd_line, 1 + len(cmd_text)),
                                                             "the first command"),))
 
 
+# options that size the allocation (sbatch(1)): nodes, tasks, GPUs
+_SIZES = re.compile(r"(?:--(?:nodes|ntasks|ntasks-per-node|gpus|gpus-per-node|gres|tasks-per-node)\b|\s-[Nn]\s*\d|\s-G\b)")
 _HEREDOC = re.compile(r"<<-?\s*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\1")
 
 

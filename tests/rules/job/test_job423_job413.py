@@ -36,3 +36,23 @@ def test_job413_waived_by_megatron_llamas_overlapped_optimizer(tmp_path):
     assert [at(f) for f in found] == [(1, 1)] and "a fork may not check it" in found[0].message
     found = lint_repo(tmp_path, {"run.sh": base + " --overlapped-distributed-optimizer\n"}).findings
     assert [f for f in found if f.code == "JOB413"] == []
+
+
+def test_job402_legacy_flag_beside_flags_only_a_fork_defines_is_an_info(tmp_path):
+    # sajal-vt/Megatron-DeepSpeed-Summit: its own arguments.py defines --checkpoint-activations (round 12)
+    from netlint.findings import Severity
+
+    base = "torchrun --nproc_per_node 8 pretrain_gpt.py --tensor-model-parallel-size 2 --checkpoint-activations"
+    (f,) = [f for f in lint_repo(tmp_path, {"run.sh": base + "\n"}).findings if f.code == "JOB402"]
+    assert f.severity == Severity.ERROR and f.fix is not None and at(f) == (1, 76)
+    report = lint_repo(tmp_path, {"run.sh": base + " --use-mpi --data-impl mmap\n"})
+    (f,) = [f for f in report.findings if f.code == "JOB402"]
+    assert f.severity == Severity.INFO and f.fix is None and "--use-mpi" in f.message and at(f) == (1, 76)
+
+
+def test_job423_late_output_options_do_not_claim_the_default_allocation(tmp_path):
+    # round 12: only -o/-e came after the first command; the node and GPU lines were read
+    text = "#!/bin/bash\n#SBATCH --nodes=2\nmodule load cuda\n#SBATCH -o out.%j\n" + LAUNCH
+    (f,) = _423(lint_repo(tmp_path, {"train.sh": text}))
+    assert at(f) == (4, 1) and "the options they give are not applied" in f.message
+    assert "default allocation" not in f.message
