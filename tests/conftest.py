@@ -37,6 +37,14 @@ def lint_repo(tmp_path: Path, files: dict[str, str], **kw):
     return run_lint(tmp_path, **kw)
 
 
+def mpijob(command: str, slots: int = 8, name: str = "nccl") -> str:
+    """A Kubeflow MPIJob whose launcher container runs ``command`` (a YAML flow list, on line 14)."""
+    return (f"apiVersion: kubeflow.org/v2beta1\nkind: MPIJob\nmetadata: {{name: {name}}}\nspec:\n"
+            f"  slotsPerWorker: {slots}\n  mpiReplicaSpecs:\n    Launcher:\n      replicas: 1\n      template:\n"
+            f"        spec:\n          containers:\n          - name: launcher\n            image: nccl-tests\n"
+            f"            command: {command}\n")
+
+
 def codes(report) -> list[str]:
     return [f.code for f in report.findings]
 

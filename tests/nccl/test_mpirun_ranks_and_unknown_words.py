@@ -7,23 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import at, lint_repo
+from tests.conftest import at, lint_repo, mpijob
 
-MPIJOB = """apiVersion: kubeflow.org/v2beta1
-kind: MPIJob
-metadata: {{name: nccl}}
-spec:
-  slotsPerWorker: {slots}
-  mpiReplicaSpecs:
-    Launcher:
-      replicas: 1
-      template:
-        spec:
-          containers:
-          - name: launcher
-            image: nccl-tests
-            command: ["mpirun", "-np", "2", "-x", "NCCL_SHM_DISABLE=1", "python", "train.py"]
-"""
+SHM_OFF = '["mpirun", "-np", "2", "-x", "NCCL_SHM_DISABLE=1", "python", "train.py"]'
 
 
 def _312(report):
@@ -31,9 +17,9 @@ def _312(report):
 
 
 def test_mpijob_one_slot_per_worker_has_no_host_to_share(tmp_path):
-    assert _312(lint_repo(tmp_path, {"job.yaml": MPIJOB.format(slots=1)})) == []
+    assert _312(lint_repo(tmp_path, {"job.yaml": mpijob(SHM_OFF, slots=1)})) == []
     # bad: two ranks per pod share its /dev/shm, where SHM would carry their traffic
-    assert _312(lint_repo(tmp_path, {"job.yaml": MPIJOB.format(slots=2)})) == [("job.yaml", 14, 69)]
+    assert _312(lint_repo(tmp_path, {"job.yaml": mpijob(SHM_OFF, slots=2)})) == [("job.yaml", 14, 69)]
 
 
 @pytest.mark.parametrize("opts, reported", [("-N 1", False), ("--npernode 1", False), ("-ppn 1", False),

@@ -6,23 +6,10 @@ own check greps "NET/OFI Selected provider is efa"."""
 from __future__ import annotations
 
 from netlint.findings import Severity
-from tests.conftest import at, lint_repo
+from tests.conftest import at, lint_repo, mpijob
 
-MPIJOB = """apiVersion: kubeflow.org/v2beta1
-kind: MPIJob
-metadata: {name: nccl-smoke}
-spec:
-  slotsPerWorker: 8
-  mpiReplicaSpecs:
-    Launcher:
-      replicas: 1
-      template:
-        spec:
-          containers:
-          - name: launcher
-            image: nccl-tests
-            command: ["mpirun", "-np", "16", "-x", "NCCL_DEBUG=INFO", "/opt/nccl-tests/build/all_reduce_perf", "-b", "8"]
-"""
+MPIJOB = mpijob('["mpirun", "-np", "16", "-x", "NCCL_DEBUG=INFO", "/opt/nccl-tests/build/all_reduce_perf", "-b", '
+                '"8"]', name="nccl-smoke")
 
 
 def _314(report):
