@@ -29,7 +29,8 @@ def test_without_a_shell_first_line_a_site_suffix_is_not_a_script(tmp_path):
 
 @pytest.mark.parametrize("name, wanted", [("a.frontier", True), ("a.qsub", True), ("a.sh", True), ("a", True),
                                           ("a.py", False), ("a.md", False), ("a.example", False),
-                                          ("a.tar", False), ("a.v2", False), ("a.safetensors", False)])
+                                          ("a.tar", False), ("a.v2", False), ("a.safetensors", False),
+                                          ("data_text_document.idx", False), ("tokenizer.model", False)])
 def test_which_names_the_shell_readers_want(name, wanted):
     suffix = "." + name.rsplit(".", 1)[1] if "." in name else ""
     assert shell(name, suffix) is wanted
