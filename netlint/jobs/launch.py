@@ -241,7 +241,7 @@ def find_launch(cmd: Command) -> Launch | None:
         prefix = name is None and i == 0 and _environment_prefix(argv[i])
         if prefix:
             # kept: a bare python after it may be started by it (`${MPICMD} python …`), which then
-            # decides the world size (netlint.jobs.build._fill_shape)
+            # decides the world size (netlint.jobs.shape.fill_shape)
             wrappers.append(("unknown-prefix", {"prefix": argv[i]}))
         if name in WRAPPERS or prefix:
             # an optional prefix the environment supplies (MLPerf's `${NSYSCMD} torchrun …`: empty unless

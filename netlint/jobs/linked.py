@@ -106,11 +106,11 @@ def _text(path: Path) -> str:
 def _shape(file: str, launch: "Launch", sbatch: dict) -> "TrainingJob | None":
     """The launch's nodes, GPUs per node and world size (as build.py reads them for Megatron), or None
     when the world size is not known."""
-    from netlint.jobs.build import _fill_shape
+    from netlint.jobs.shape import fill_shape
     from netlint.models.job import TrainingJob
 
     stub = TrainingJob(file=file, span=launch.command.span, launcher=launch.launcher)
-    _fill_shape(stub, launch, sbatch)
+    fill_shape(stub, launch, sbatch)
     w = stub.world_size
     return stub if w is not None and isinstance(w.value, int) and "world_size" not in stub.unknown else None
 
