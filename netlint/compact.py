@@ -20,19 +20,24 @@ T = TypeVar("T", bound=type)
 
 def slot_names(cls: type) -> tuple[str, ...]:
     """Every slot of ``cls`` and its bases, base first (``__weakref__``/``__dict__`` are no state)."""
+    return tuple(n for n in _all_slots(cls) if n not in ("__weakref__", "__dict__"))
+
+
+def _all_slots(cls: type) -> list[str]:
     names: list[str] = []
     for klass in reversed(cls.__mro__):
         slots = klass.__dict__.get("__slots__", ())
         for name in (slots,) if isinstance(slots, str) else slots:
-            if name not in ("__weakref__", "__dict__") and name not in names:
+            if name not in names:
                 names.append(name)
-    return tuple(names)
+    return names
 
 
 def compact(cls: T) -> T:
     """Give slotted ``cls`` the compact reducer. A subclass it is not applied to pickles as before."""
-    names = slot_names(cls)
-    if not names or "__dict__" in _all_slots(cls):
+    every = _all_slots(cls)
+    names = tuple(n for n in every if n not in ("__weakref__", "__dict__"))
+    if not names or "__dict__" in every:  # instances with a __dict__ keep state the tuple would lose
         return cls
     args = ", ".join(f"_{i}" for i in range(len(names)))
     body = "".join(f"    o.{name} = _{i}\n" for i, name in enumerate(names))
@@ -56,11 +61,3 @@ def compact(cls: T) -> T:
 
     cls.__reduce_ex__ = __reduce_ex__
     return cls
-
-
-def _all_slots(cls: type) -> set[str]:
-    out: set[str] = set()
-    for klass in cls.__mro__:
-        slots = klass.__dict__.get("__slots__", ())
-        out.update((slots,) if isinstance(slots, str) else slots)
-    return out

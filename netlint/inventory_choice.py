@@ -62,25 +62,24 @@ def _below(file: str, folder: str) -> bool:
     return not folder or file.startswith(folder + "/")
 
 
-INVENTORY_NAMES = ("inventory.yaml", "inventory.yml")
-
-
 def groups(cands: list["Candidate"]) -> list[tuple[str | None, list["Candidate"]]] | None:
     """(inventory path or None, the candidates it applies to) per cluster folder, or None when the walk
     found no inventory by name. Each candidate goes with the deepest inventory whose folder holds it."""
-    invs = sorted((c.rel for c in cands if posixpath.basename(c.rel) in INVENTORY_NAMES),
+    from netlint.loaders.inventory import NAMES
+
+    invs = sorted((c.rel for c in cands if posixpath.basename(c.rel) in NAMES),
                   key=lambda r: (-_folder(r).count("/") - bool(_folder(r)), r))
     if not invs:
         return None
     out: dict[str | None, list] = {inv: [] for inv in invs}
     out[None] = []
     for c in cands:
-        if posixpath.basename(c.rel) in INVENTORY_NAMES:
+        if posixpath.basename(c.rel) in NAMES:
             out[c.rel].append(c)
             continue
         home = next((inv for inv in invs if _below(c.rel, _folder(inv))), None)
         out[home].append(c)
-    return [(inv, members) for inv, members in out.items() if members and (inv is not None or members)]
+    return [(inv, members) for inv, members in out.items() if members]
 
 
 def by_inventory(cands: list["Candidate"], analyse: Callable[[list, str | None], tuple]) -> tuple | None:

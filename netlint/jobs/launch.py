@@ -192,7 +192,7 @@ def _option_with_unknown_value(w: Scalar) -> tuple[str, Scalar] | None:
     return (name, _tail(w, len(prefix))) if name else None
 
 
-def _past_wrappers(argv: list[Scalar]) -> int:
+def past_wrappers(argv: list[Scalar]) -> int:
     """The index of the first word after leading wrapper commands and their options (``time``,
     ``nohup``, ``numactl --cpunodebind=0``)."""
     i = 0
@@ -220,7 +220,7 @@ def find_launch(cmd: Command) -> Launch | None:
     wrappers: list[tuple[str, dict[str, Scalar]]] = []
     parent = cmd.parent
     while parent is not None:  # a `srun … bash -c "torchrun …"` parent wraps this command
-        at = _past_wrappers(parent.argv)  # `time srun …`, `nohup srun …`
+        at = past_wrappers(parent.argv)  # `time srun …`, `nohup srun …`
         if at < len(parent.argv) and _name(parent.argv[at]) == "srun":
             o, _ = _srun_opts(parent.argv, at + 1)
             wrappers.append(("srun", o))

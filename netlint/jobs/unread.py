@@ -126,9 +126,9 @@ def unread_launches(script: "Script", built: list["TrainingJob"]) -> Iterator[Fi
                          head.span, f"unread-launch:{head.span.line}:{head.span.col}")
             continue
         if launch is None and _unknown_launcher(cmd, script):
-            from netlint.jobs.launch import _past_wrappers
+            from netlint.jobs.launch import past_wrappers
 
-            at = _past_wrappers(cmd.argv)  # `time jsrun …`: the launcher is jsrun
+            at = past_wrappers(cmd.argv)  # `time jsrun …`: the launcher is jsrun
             head = cmd.argv[at] if at < len(cmd.argv) else head
             yield _nl012(f"launch not read: `{head.text}` starts this training command, but it is not a "
                          "launcher netlint knows (torchrun, deepspeed, srun, mpirun, python) nor a function "
