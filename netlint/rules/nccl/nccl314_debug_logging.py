@@ -5,6 +5,7 @@ from typing import Iterator
 
 from netlint.findings import Finding, Severity
 from netlint.nccl.fixes import value_fix
+from netlint.nccl.mpirun import LAUNCHERS as MPI_LAUNCHERS
 from netlint.rules.base import Rule
 from netlint.rules.nccl._common import env_value, settings
 
@@ -72,7 +73,7 @@ _NOT_NCCL = {"echo", "printf", "cat", "tee", "grep", "egrep", "sed", "awk", "hos
              "cp", "mv", "rm", "ls", "nvidia-smi", "ibstat", "ibv_devinfo", "ibv_devices", "printenv", "env",
              "which", "head", "tail", "sort", "uniq", "wc", "touch", "chmod", "scontrol", "module", "ml", "cut",
              "tr", "basename", "dirname", "realpath", "readlink", "true", "false", "test", "fi_info", "lspci"}
-_LAUNCHERS = {"mpirun", "mpiexec", "srun", "orterun", "prterun"}
+_LAUNCHERS = {*MPI_LAUNCHERS, "srun"}
 # grep patterns of lines NCCL and its net plugins print only at INFO: a script that checks them needs INFO
 _INFO_LINES = re.compile(r"grep\b[^\n|;]*(?:NET/|NCCL INFO|Selected provider|Using network|via NET|GDRDMA|"
                          r"Channel \d|Connected all|comm 0x)", re.IGNORECASE)
