@@ -68,20 +68,35 @@ class Reading:
                 continue  # written in the string itself: the author's own comment
             self.script.comment_cuts.append(CommentCut(hash_at, at, f.pt.text[a + 1:b].strip()))
 
+    def _report_skipped_in_string(self, pt: ProvText, skipped, verdict) -> None:
+        """NL012 (info) on a command string built at run time (``bash -c "…"``): netlint's reading of
+        it (its escapes, pieces only the run knows, read as plain words) is not bash's own."""
+        if verdict:
+            # bash rejects the string too: one finding with bash's reason (an inner `"` that closes the
+            # string early leaves bash an unfinished script) instead of one per line
+            line, msg = verdict[0]
+            unknown = " with the run's values unknown" if "__netlint_unknown_" in pt.text else ""
+            self.script.errors.append(ShellError(
+                f"the command string built at run time does not read as bash{unknown} (bash: {msg}, on its "
+                f"line {line}): if that is what the run builds, the command that runs it fails; netlint "
+                f"skipped it", self.nested_span or skipped[0][1], "unread"))
+            return
+        for _, span, what, line_text in skipped:
+            shown = _PLACEHOLDER.sub("…", line_text)  # pieces only the run knows, as netlint writes them
+            if what == "missing 'word'" and ("<" in shown or ">" in shown):
+                what = "a `<` or `>` with no file after it, as a `<PLACEHOLDER>` left in the text reads"
+            self.script.errors.append(ShellError(
+                f"netlint could not read `{_short(shown)}` in a command string built at run "
+                f"time ({what}); that part was skipped", span, "unread"))
+
     def _report_skipped(self, pt: ProvText, skipped) -> None:
         """NL003 where bash rejects the line too; NL012 (info) where only tree-sitter failed."""
         from netlint.shell.syntax import bash_rejects
 
         whole_file = pt.ft is not None and not self.nested
-        verdict = bash_rejects(pt.text) if whole_file else None
+        verdict = bash_rejects(pt.text)
         if not whole_file:
-            for _, span, what, line_text in skipped:
-                shown = _PLACEHOLDER.sub("…", line_text)  # pieces only the run knows, as netlint writes them
-                if what == "missing 'word'" and ("<" in shown or ">" in shown):
-                    what = "a `<` or `>` with no file after it, as a `<PLACEHOLDER>` left in the text reads"
-                self.script.errors.append(ShellError(
-                    f"netlint could not read `{_short(shown)}` in a command string built at run "
-                    f"time ({what}); that part was skipped", span, "unread"))
+            self._report_skipped_in_string(pt, skipped, verdict)
             return
         if verdict is None:  # no bash to ask: tree-sitter's view stands
             for _, span, what, line_text in skipped:

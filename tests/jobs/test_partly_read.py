@@ -405,8 +405,8 @@ def test_messages_show_a_run_time_default_as_written_and_no_internal_placeholder
     text = ("#!/bin/bash\nD=$1\nR=\"<PATH_TO_RESULTS>\"\nread -r -d '' cmd <<EOF\ncd ${D} && python -u ${D}/x.py "
             "out=${R}\nEOF\nsrun bash -c \"${cmd}\"\n")
     (f,) = [f for f in lint_repo(tmp_path / "b", {"job.sh": text}).findings if f.code == "NL012"]
-    assert "__netlint_unknown" not in f.message and "`cd … && python -u …/x.py" in f.message
-    assert "a `<` or `>` with no file after it" in f.message
+    # bash rejects the string too: its reason, not netlint's placeholders
+    assert "__netlint_unknown" not in f.message and "unexpected token `newline'" in f.message
 
 
 def test_a_word_whose_every_branch_value_is_named_is_no_hidden_launch_flag(tmp_path):

@@ -332,3 +332,12 @@ def test_shift_moves_known_arguments_down_and_a_loop_of_shifts_leaves_them_unkno
            "g() {\n  while [ $# -gt 0 ]; do shift; done\n  echo $1\n}\ng x y\n")
     echoes = [c for c in s.commands if c.name == "echo"]
     assert words(echoes[0])[1] == "b" and words(echoes[1])[1:] == ["d"] and words(echoes[2])[1:] == ["?"]
+
+
+def test_a_command_string_bash_rejects_too_is_one_finding_with_bashs_reason():
+    # round 19 (ContextualAI/HALOs launch_llama_ppo_online.sh): an inner `"` closes the `bash -c "…"` string;
+    # netlint said 24 valid lines could not be read instead of the reason
+    s = parse_text("job.sh", 'srun bash -c "\nROUND=1\nwhile [ \\$ROUND -le 2 ]; do\n    echo "Sampling from model"\n'
+                             '    ROUND=\\$((ROUND + 1))\ndone\n"\n')
+    (e,) = s.errors
+    assert e.kind == "unread" and "unexpected end of file" in e.message and (e.span.line, e.span.col) == (1, 14)
