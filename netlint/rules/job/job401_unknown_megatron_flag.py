@@ -179,7 +179,9 @@ class UnknownMegatronFlag(Rule):
                f"not define {names}: the script must add them (extra_args_provider) or the launch stops "
                f"with 'unrecognized arguments'")
         close = [(a.name, megatron.suggest(a.name)) for a in flags]
-        close = [f"{n} (core has {h})" for n, h in close if h]
+        # only a slip of a core flag: a name merely like one (--apply-layernorm-rms, --apply-layernorm-1p)
+        # is the script's own option with another meaning, and the hint would change the model
+        close = [f"{n} (core has {h})" for n, h in close if h and megatron.is_misspelling(n, h)]
         if close:  # a hint only: the script may define its spelling on purpose, so no rename
             msg += "; close to a core flag: " + ", ".join(close[:3])
         related = [Related(a.flag.span, f"{a.name}") for a in flags[1:] if a.flag.span.line > 0]

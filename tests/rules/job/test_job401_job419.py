@@ -164,6 +164,17 @@ def test_unknown_entry_is_one_info_without_fix(tmp_path, entry):
     assert not codes(report, "JOB419")  # its parser is not known
 
 
+def test_unknown_entry_hints_only_at_a_slip_of_a_core_flag(tmp_path):
+    # round 20 (FlagPerf's FlagScale launch): a fork's own flag that merely looks like a core one is no
+    # slip of it: --apply-layernorm-1p is zero-centred LayerNorm, not RMSNorm; --use-rotary-position-
+    # embeddings turns RoPE on, nothing about fp32 (Megatron-LM transformer_config.py, arguments.py)
+    line = launch("finetune_model.py", "--apply-layernorm-rms --rotary-position-embeddings-in-fp32 --hiden-size 8")
+    f = only(lint_repo(tmp_path, {"t.sh": ENV + line}), "JOB401")
+    assert at(f) == (2, col(line, "--apply-layernorm-rms")) and "--rotary-position-embeddings-in-fp32" in f.message
+    assert "close to a core flag: --hiden-size (core has --hidden-size)" in f.message
+    assert "--apply-layernorm-1p" not in f.message and "--use-rotary-position-embeddings" not in f.message
+
+
 def test_good_scripts_are_silent(tmp_path):
     for entry, extra in (("pretrain_gpt.py", "--use-distributed-optimizer --lr 1e-4 --min-lr -1 --data-path 1 a 2 b"),
                          ("examples/multimodal/train.py", MM + " --freeze-ViT --lr=-.5"),
