@@ -148,6 +148,7 @@ def env_of_script(file: str, script: Any, conf_bodies: list | None = None):
         if a.branch:
             var.branch = tuple(a.branch)
         variables.append(var)
+    from netlint.nccl import container_env
     from netlint.nccl.mpirun import is_launcher, nccl_vars
 
     for cmd in script.commands:   # `mpirun -x NAME=v` / `-genv`: what the ranks see (netlint.nccl.mpirun)
@@ -156,6 +157,10 @@ def env_of_script(file: str, script: Any, conf_bodies: list | None = None):
             flags = ("nested",) if cmd.parent is not None else ()
             environment = {**cmd.environment, **{k: a.value for k, a in cmd.env.items()}}
             variables += nccl_vars(cmd.argv, environment, _program(cmd.argv), flags, tuple(via(cmd.span.file)))
+        elif container_env.cli_of(cmd.argv):   # `docker run -e NCCL_X=v image …`
+            flags = ("nested",) if cmd.parent is not None else ()
+            environment = {**cmd.environment, **{k: a.value for k, a in cmd.env.items()}}
+            variables += container_env.nccl_vars(cmd.argv, environment, flags, tuple(via(cmd.span.file)))
         elif cmd.argv and (cmd.name or "").rsplit("/", 1)[-1] == "srun":   # `srun --export=ALL,NCCL_X=v`
             from netlint.nccl import slurm_export
 

@@ -129,8 +129,9 @@ class NcclVar(Model):
     @property
     def scoped(self) -> bool:
         """Set only for one command (``NCCL_X=1 cmd`` / ``env NCCL_X=1 cmd``, ``mpirun -x NCCL_X=1 cmd``
-        and the other ``mpirun-*`` options, ``srun --export=…,NCCL_X=1 cmd``), not for the whole file."""
-        return self.how in ("prefix", "env") or self.how.startswith(("mpirun", "srun-export"))
+        and the other ``mpirun-*`` options, ``srun --export=…,NCCL_X=1 cmd``, ``docker run -e NCCL_X=1``),
+        not for the whole file."""
+        return self.how in ("prefix", "env") or self.how.startswith(("mpirun", "srun-export", "container-env"))
 
 
 class NcclEnv(Model):

@@ -47,8 +47,8 @@ WHY = {
     DEFAULT: "srun --export=ALL loads srun's own environment over the values it lists",
     ENV: "the script this one runs sets it again for everything that script starts",
     PREFIX: "a prefix assignment is in the environment of the command it precedes",
-    LAUNCHER: "the launcher's option (mpirun -x / -genv, srun --export without ALL) sets the variable in "
-              "the started processes, over the launcher's own environment",
+    LAUNCHER: "the launcher's option (mpirun -x / -genv, srun --export without ALL, docker run -e) sets the "
+              "variable in the started processes, over the launcher's own environment",
 }
 
 
@@ -57,7 +57,7 @@ def layer(var: "NcclVar") -> int:
         return CONF
     if var.how == "srun-export-all":
         return DEFAULT
-    if var.how.startswith(("mpirun", "srun-export")):
+    if var.how.startswith(("mpirun", "srun-export", "container-env")):
         return LAUNCHER
     return PREFIX if var.how in ("prefix", "env") else ENV
 

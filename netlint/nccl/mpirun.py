@@ -48,7 +48,9 @@ _ONE = {"n", "np", "c", "N", "H", "host", "hosts", "hostfile", "machinefile", "d
 X, X_FORWARD, GENV, ENV, GENVLIST, ENVLIST = ("mpirun-x", "mpirun-x-forward", "mpirun-genv", "mpirun-env",
                                               "mpirun-genvlist", "mpirun-envlist")
 HOWS = (X, X_FORWARD, GENV, ENV, GENVLIST, ENVLIST)
-FORWARDS = (X_FORWARD, GENVLIST, ENVLIST)
+# a container CLI's ``-e NAME=value`` / ``-e NAME`` (netlint.nccl.container_env): the same kind of setting
+CONTAINER, CONTAINER_FORWARD = "container-env", "container-env-forward"
+FORWARDS = (X_FORWARD, GENVLIST, ENVLIST, CONTAINER_FORWARD)
 
 
 class Setting:
@@ -244,11 +246,16 @@ def nccl_vars(argv: list["Word"], environment: Mapping[str, Any] | None = None,
     if ranks_per_node(argv) == 1:
         flags = (*flags, ONE_RANK_PER_NODE)
     for s in settings(argv, environment):
-        if environment is not None and s.name.value in environment and (
-                s.forwarded or _self_reference(s, environment)):
-            continue
-        out.append(as_var(s, command or "mpirun", flags, via))
+        if not passes_on(s, environment):
+            out.append(as_var(s, command or "mpirun", flags, via))
     return out
+
+
+def passes_on(s: Setting, environment: Mapping[str, Any] | None) -> bool:
+    """``s`` hands on the value ``environment`` (the launcher's own) gives under the same name (``-x NAME``,
+    ``-x NAME="${NAME}"``): the assignment that gave it is the setting, and where a finding belongs."""
+    return environment is not None and s.name.value in environment and (
+        s.forwarded or _self_reference(s, environment))
 
 
 def as_var(s: Setting, command: str, flags: tuple[str, ...], via: tuple) -> Any:

@@ -1,0 +1,99 @@
+"""The variables a container CLI sets inside the container it starts: ``docker run -e NAME=VALUE``.
+
+A container does not inherit the shell's environment; what its processes see is the image's ``ENV``
+plus what the command line passes:
+
+- Docker: ``docker run|create|exec -e, --env NAME=VALUE``; ``-e NAME`` without a value passes the
+  value NAME has where docker runs ("If you don't specify a value, the value is taken from the host's
+  environment", Docker CLI reference, ``docker container run``, "Set environment variables (-e,
+  --env, --env-file)", https://docs.docker.com/reference/cli/docker/container/run/). Podman's
+  ``run``/``create``/``exec`` take the same option (containers/podman
+  ``docs/source/markdown/options/env.md``: ``--env, -e=env``).
+- enroot: ``enroot start|exec -e, --env KEY[=VAL]`` "Export an environment variable inside the
+  container" (NVIDIA/enroot ``doc/cmd/start.md``, ``doc/cmd/exec.md``).
+- Run:ai: ``runai … submit -e, --environment NAME=VALUE`` (Run:ai CLI reference, ``runai submit``).
+
+Only those options are read, up to the program the container runs (a launcher or a shell word, or
+``--``): a word after it is that program's argument. ``--env-file`` is not read here (a file in the
+repository is read as an env file of its own).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Mapping
+
+from netlint.nccl.mpirun import CONTAINER, CONTAINER_FORWARD, NAME, Setting, _forwarded, _hull, _value
+
+if TYPE_CHECKING:
+    from netlint.shell.model import Word
+
+_SUBCOMMANDS = {"docker": ("run", "create", "exec"), "podman": ("run", "create", "exec"),
+                "nvidia-docker": ("run", "create", "exec"), "enroot": ("start", "exec"), "runai": ("submit",)}
+_OPTIONS = {"-e", "--env", "--environment"}
+# The program the container runs: its own options are not the CLI's
+_PROGRAMS = {"torchrun", "python", "python3", "bash", "sh", "mpirun", "mpiexec", "deepspeed", "accelerate",
+             "srun", "all_reduce_perf", "all_gather_perf", "alltoall_perf", "sendrecv_perf"}
+
+
+def cli_of(argv: list[Any]) -> str | None:
+    """The container CLI ``argv`` runs (``docker``), when its subcommand starts a container."""
+    if not argv:
+        return None
+    name = getattr(argv[0], "value", None)
+    name = name.rsplit("/", 1)[-1] if isinstance(name, str) else None
+    subs = _SUBCOMMANDS.get(name or "")
+    if subs is None:
+        return None
+    for w in argv[1:6]:  # `docker container run`, `runai training pytorch submit NAME`
+        v = getattr(w, "value", None)
+        if v in subs:
+            return name
+    return None
+
+
+def settings(argv: list["Word"], environment: Mapping[str, Any] | None = None) -> tuple[list[Setting], str]:
+    """The variables the container CLI ``argv`` sets inside the container, in order, and the name of the
+    program the container runs (the CLI's name when it is not seen)."""
+    out: list[Setting] = []
+    program = getattr(argv[0], "value", "container")
+    i, n = 1, len(argv)
+    while i < n:
+        w = argv[i]
+        v = w.value
+        if v == "--":
+            nxt = argv[i + 1].value if i + 1 < n else None
+            program = nxt.rsplit("/", 1)[-1] if isinstance(nxt, str) else program
+            break
+        if isinstance(v, str) and v.rsplit("/", 1)[-1] in _PROGRAMS:
+            program = v.rsplit("/", 1)[-1]
+            break
+        if isinstance(v, str) and v in _OPTIONS and i + 1 < n:
+            out.extend(_env_word(w, argv[i + 1], environment))
+            i += 2
+            continue
+        if isinstance(v, str) and v.startswith(("--env=", "--environment=")):
+            cut = v.index("=") + 1
+            out.extend(_env_word(w, w.slice(cut), environment))
+        i += 1
+    return out, program
+
+
+def _env_word(opt: "Word", arg: "Word", environment) -> list[Setting]:
+    text = arg.text  # unknown pieces show as '…'
+    name_text, eq, _ = text.partition("=")
+    if not NAME.match(name_text):
+        return []
+    name = arg.slice(0, len(name_text))
+    if eq:
+        return [Setting(name, _value(arg.slice(len(name_text) + 1)), CONTAINER, opt, _hull(opt.span, arg.span))]
+    return [Setting(name, _forwarded(name, environment), CONTAINER_FORWARD, opt, _hull(opt.span, arg.span))]
+
+
+def nccl_vars(argv: list["Word"], environment: Mapping[str, Any] | None = None, flags: tuple[str, ...] = (),
+              via: tuple = ()) -> list[Any]:
+    """:func:`settings` as NcclVars of the program the container runs, but those that hand on the
+    script's own value under its name (:func:`~netlint.nccl.mpirun.passes_on`)."""
+    from netlint.nccl.mpirun import as_var, passes_on
+
+    found, program = settings(argv, environment)
+    return [as_var(s, program, flags, via) for s in found if not passes_on(s, environment)]
