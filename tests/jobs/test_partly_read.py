@@ -416,3 +416,15 @@ def test_a_word_whose_every_branch_value_is_named_is_no_hidden_launch_flag(tmp_p
     assert nl012(lint_repo(tmp_path / "n", {"run.sh": text})) == []
     flag = text.replace("++model.load_from=$CKPT", "--deepspeed")
     assert [(line, col) for line, col, _ in nl012(lint_repo(tmp_path / "f", {"run.sh": flag}))] == [(6, 39)]
+
+
+def test_a_string_both_shell_loaders_cannot_read_is_one_finding(tmp_path):
+    # round 20 (itwinai's slurm.sh): the job loader knows SLURM_NNODES from #SBATCH, the NCCL loader does
+    # not, so their words differed and the same unread place was reported twice
+    line = ('srun --ntasks-per-node=1 bash -c "torchrun --nnodes=$SLURM_NNODES --nproc_per_node=4 '
+            '--rdzv_conf=is_host=\\$(((SLURM_NODEID)) && echo 0 || echo 1) train.py"\n')
+    script = "#!/bin/bash\n#SBATCH --nodes=2\nif [ \"$DEBUG\" = true ]; then\n  export NCCL_DEBUG=INFO\nfi\n" + line
+    report = lint_repo(tmp_path, {"job.sh": script})
+    unread = [f for f in report.findings if f.code == "NL012" and "could not read" in f.message]
+    assert [at(f) for f in unread] == [(6, line.index("$(((") + 1)]
+    assert "--nnodes=2 --nproc_per_node=4" in unread[0].message
