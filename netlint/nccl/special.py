@@ -235,6 +235,20 @@ def _thresholds(value: str, version) -> list[Problem]:
     return []
 
 
+def _debug_file(value: str, version) -> list[Problem]:
+    """NCCL expands ``%h`` (host), ``%p`` (pid) and ``%%`` in the name and echoes any other ``%x``
+    (``src/debug.cc`` L203-235), then opens the file with mode "w"."""
+    odd = [m for m in re.finditer(r"%(.)", value.replace("%%", "\0\0")) if m.group(1) not in "hp"]
+    if not odd:
+        return []
+    shown = ", ".join(dict.fromkeys(f"%{m.group(1)}" for m in odd))
+    same = (": with no %p every process that logs under this name writes the same file, opened with "
+            "\"w\" (each truncates what the others wrote)") if "%p" not in value.replace("%%", "") else ""
+    return [Problem("misread", f"NCCL_DEBUG_FILE={value}: NCCL expands only %h (host name) and %p (process "
+                    f"id); {shown} stays in the file name as written{same}", "warning",
+                    odd[0].start(), odd[-1].end())]
+
+
 SPECIAL = {
     "NCCL_P2P_LEVEL": _path_level("NCCL_P2P_LEVEL"),
     "NCCL_NET_GDR_LEVEL": _path_level("NCCL_NET_GDR_LEVEL"),
@@ -254,4 +268,5 @@ SPECIAL = {
     "NCCL_NETDEVS_POLICY": _netdevs_policy,
     "NCCL_CTA_POLICY": _cta_policy,
     "NCCL_THREAD_THRESHOLDS": _thresholds,
+    "NCCL_DEBUG_FILE": _debug_file,
 }

@@ -16,7 +16,9 @@ class MisreadValue(Rule):
     octal (`NCCL_IB_TC=0106` is 70, DSCP 17, not DSCP 26); the number stops at the first non-digit
     (`NCCL_BUFFSIZE=8M` is 8 bytes). `NCCL_SHM_DISABLE`/`NCCL_P2P_DISABLE` disable only with the
     value 1. Legacy integers for `NCCL_P2P_LEVEL`/`NCCL_NET_GDR_LEVEL` (`5` = `SYS`) are reported as
-    info with the level name.
+    info with the level name. `NCCL_DEBUG_FILE` expands only `%h` (host), `%p` (pid) and `%%`; any
+    other `%x` (`%r` for a rank) stays in the name as written, so without `%p` the processes of a host
+    write one file, each opening it with "w".
 
     Why: none of these produce an error or a warning in NCCL's log; the job runs with a setting
     nobody wrote.
@@ -36,6 +38,8 @@ class MisreadValue(Rule):
     hex, octal after a leading 0, stops at the first non-digit, `true` → 0), `src/transport/shm.cc`
     L66 and `src/graph/paths.cc` L247-251 (only the value 1 disables SHM / P2P),
     `src/graph/paths.cc` L243, L268-273 (legacy level integers 0..5 → LOC, PIX, PXB, PHB, SYS, SYS);
+    `src/debug.cc` L197-236 (the NCCL_DEBUG_FILE name: `%%`, `%h`, `%p`, "Echo everything we don't
+    understand", then `fopen(…, "w")`);
     C `strtoll(3)`.
     """
 

@@ -20,7 +20,8 @@ EXPECTED: dict[str, dict[str, list[tuple[str, int, int]]]] = {
     "NCCL302": {"bad": [("train.sbatch", 3, 8)]},
     "NCCL303": {"bad": [("env.sh", 2, 24), ("env.sh", 3, 23), ("env.sh", 4, 19), ("env.sh", 5, 26),
                         ("env.sh", 6, 31), ("env.sh", 7, 27)]},
-    "NCCL304": {"bad": [("nccl.env", 1, 17), ("nccl.env", 2, 12), ("nccl.env", 3, 16), ("nccl.env", 4, 20)]},
+    "NCCL304": {"bad": [("nccl.env", 1, 17), ("nccl.env", 2, 12), ("nccl.env", 3, 16), ("nccl.env", 4, 20),
+                        ("nccl.env", 5, 31)]},
     "NCCL305": {"bad": [("env.sh", 1, 33), ("env.sh", 2, 28), ("env.sh", 3, 29)]},
     "NCCL306": {"bad": [("job.yaml", 12, 21), ("job.yaml", 15, 22)]},
     "NCCL307": {"bad": [("nccl.conf", 1, 1), ("nccl.conf", 2, 1)]},
@@ -116,6 +117,9 @@ def test_silent_traps_are_explained():
     assert _one(report, "NCCL304", 3).fix.edits[0].replacement == "8388608"
     gdr = _one(report, "NCCL304", 4)
     assert gdr.fix.safe and gdr.fix.edits[0].replacement == "SYS"
+    # round 20: NCCL expands only %h, %p and %% in NCCL_DEBUG_FILE (src/debug.cc); %r stays as written
+    debug_file = _one(report, "NCCL304", 5)
+    assert "%r stays in the file name as written: with no %p" in debug_file.message and debug_file.fix is None
     report = _lint("NCCL303", "bad")
     algo = _one(report, "NCCL303", 2)
     assert "does not trim" in algo.message
