@@ -67,7 +67,7 @@ RULES = (
     ('JOB420', 'netlint.rules.job.job420_rampup_batch_size', (('jobs',),)),
     ('JOB421', 'netlint.rules.job.job421_torchtitan_parallel_dims', (('jobs',),)),
     ('JOB422', 'netlint.rules.job.job422_comment_in_command_string', (('jobs',),)),
-    ('JOB423', 'netlint.rules.job.job423_sbatch_directive_after_command', (('jobs', 'nccl_envs'),)),
+    ('JOB423', 'netlint.rules.job.job423_sbatch_directive_after_command', (('jobs',),)),
     ('JOB424', 'netlint.rules.job.job424_invalid_choice', (('jobs',),)),
     ('JOB425', 'netlint.rules.job.job425_broken_line_continuation', (('jobs',),)),
     ('JOB426', 'netlint.rules.job.job426_sbatch_directive_variable', (('jobs',),)),

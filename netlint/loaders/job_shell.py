@@ -21,7 +21,7 @@ from netlint.source import SourceFile
 SUFFIXES = (".sh", ".bash", ".sbatch", ".slurm", ".sub")
 _HINT = re.compile(r"torchrun|torch\.distributed|\bdeepspeed\b|pretrain_|\bdeepy\.py\b|--tensor-model-parallel-size|\bmpirun\b|\bmpiexec\b|"
                    r"--micro-batch-size|\bsbatch\b|\bsrun\b|\baccelerate(?:[ \t]+|-)launch\b|\baccelerate\.commands\.launch\b|"
-                   r"^\s*(?:source|\.)\s", re.M)
+                   r"^\s*(?:source|\.)\s|^#SBATCH", re.M)
 
 
 class ShellJobLoader(Loader):
@@ -46,6 +46,11 @@ class ShellJobLoader(Loader):
 
         yield from broken_continuations(script, src.text, src.path)
         yield from sbatch_variables(script, src.path)
+        from netlint.jobs.sbatch_header import late_directive
+
+        late = late_directive(src.text, src.path)
+        if late is not None:
+            yield late
         from netlint.jobs.unread import unread_launches
 
         yield from unread_launches(script, jobs)

@@ -56,3 +56,16 @@ def test_job423_late_output_options_do_not_claim_the_default_allocation(tmp_path
     (f,) = _423(lint_repo(tmp_path, {"train.sh": text}))
     assert at(f) == (4, 1) and "the options they give are not applied" in f.message
     assert "default allocation" not in f.message
+
+
+def test_job423_in_any_batch_script_whether_or_not_a_launch_is_modelled(tmp_path):
+    # round 20 (Princeton multi_gpu_training, itwinai): a batch script running `srun python train.py` or a
+    # bare `python` has no modelled job and no NCCL setting, and its late #SBATCH was not looked at
+    for n, body in enumerate(("srun python train.py --epochs 3\n", "python train.py\n")):
+        text = "#!/bin/bash\n#SBATCH --output=x.out\nmodule load anaconda3\n#SBATCH --nodes=2\n" + body
+        report = lint_repo(tmp_path / str(n), {"job.slurm": text})
+        (f,) = _423(report)
+        assert at(f) == (4, 1) and "default allocation" in f.message
+        both = lint_repo(tmp_path / f"nccl{n}",
+                         {"job.slurm": text.replace("module load", "export NCCL_DEBUG=WARN\nmodule load")})
+        assert [at(f) for f in _423(both)] == [(5, 1)]  # read by both shell loaders, said once
