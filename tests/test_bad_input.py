@@ -108,3 +108,14 @@ def test_exit_codes_clean_findings_and_exit_zero(tmp_path):
 def test_model_commands_name_a_missing_path(tmp_path, command):
     rc, out, err = _cli(*command, str(tmp_path / "missing"))
     assert rc == 2 and out == "" and err == f"netlint: error: no such file or directory: {tmp_path / 'missing'}\n"
+
+
+def test_python_m_netlint_in_a_repo_holding_a_file_named_like_a_standard_module(tmp_path):
+    # sweep of round 19's folders: a repository with its own `dataclasses.py` (a vendored copy) was imported
+    # in place of the standard module by `python -m netlint`, which puts the working folder first on sys.path
+    (tmp_path / "dataclasses.py").write_text("raise ImportError('the repository file was imported')\n")
+    (tmp_path / "run.sh").write_text("#!/bin/bash\nexport NCCL_IB_DISABLE=true\ntorchrun train.py\n")
+    proc = subprocess.run([sys.executable, "-m", "netlint", "check", "--no-cache", "."], capture_output=True,
+                          text=True, cwd=tmp_path)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert "run.sh:2:24: NCCL304" in proc.stdout
