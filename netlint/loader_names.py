@@ -122,3 +122,11 @@ def nic_dump(name: str, suffix: str) -> bool:
 
 def version_pins(name: str, suffix: str) -> bool:
     return is_dockerfile(name) or is_requirements(name) or suffix in PIN_SCRIPTS
+
+
+# Saved vendor switch configurations (`intended/configs/leaf1.cfg`, `running-config`, `startup-config.txt`)
+SWITCH_CLI_SUFFIXES = (".cfg", ".conf", ".txt", ".eos", ".nxos", ".ios")
+
+
+def switch_cli(name: str, suffix: str) -> bool:
+    return suffix in SWITCH_CLI_SUFFIXES or suffix == "" and name.lower().endswith(("running-config", "startup-config"))

@@ -93,7 +93,8 @@ def _load_file(cand: Candidate, data: bytes | None = None) -> FileResult:
                                            Span(src.path, 1, 1, 1, 1, 0, 0), f"internal:{loader.name}:claims"))
             continue
         claimed = True
-        kinds.add(loader.kind)
+        if not loader.name.endswith(loader.UNREAD_SUFFIX):
+            kinds.add(loader.kind)
         names.append(loader.name)
         got_models: list[tuple[str, Any]] = []
         got_findings: list[Finding] = []

@@ -87,13 +87,18 @@ def check_named(ws: "Workspace", results: list[Any], findings: list[Finding]) ->
 def _why(res: Any, what: str, kind: str) -> str:
     from netlint.registry import loader_names_of_kind
 
-    names = getattr(res, "formats", ())
+    from netlint.loaders.base import Loader
+
+    formats = getattr(res, "formats", ())
+    names = [n for n in formats if not n.endswith(Loader.UNREAD_SUFFIX)]
     if names:
         return f"it is read as {', '.join(names)}, not as {what}"
+    if formats:  # recognised only to say it is not read (the NL012 in the file says which format)
+        return "it is written in a format netlint recognises but does not read"
     reason = getattr(res, "skipped", "")
     if reason and "not recognised" not in reason:
         return reason
-    formats = loader_names_of_kind(kind)
+    formats = [n for n in loader_names_of_kind(kind) if not n.endswith(Loader.UNREAD_SUFFIX)]
     if not formats:
         return f"netlint has no reader for {what.split(' ', 1)[1]}s yet"
     return f"no format netlint reads as {what} recognises its content ({', '.join(formats)})"

@@ -34,6 +34,7 @@ LOADERS = (
     ('sonic-config-db-flat', 'netlint.loaders.sonic', 'switches', ('.json',), (), ''),
     ('sonic-yang-json', 'netlint.loaders.sonic', 'switches', ('.json',), (), ''),
     ('sonic-pg-profile-lookup', 'netlint.loaders.sonic_pg_lookup', 'switches', ('.ini',), (), ''),
+    ('switch-cli-unread', 'netlint.loaders.switch_cli', 'switches', (), (), 'switch_cli'),
     ('version-pins', 'netlint.loaders.version_pins', 'pins', (), (), 'version_pins'),
 )
 

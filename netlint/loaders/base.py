@@ -28,6 +28,9 @@ class Loader:
     # Or a predicate of netlint.loader_names when suffixes and names do not say it (a Dockerfile):
     # the static registry (netlint/registry.py) asks the same function before importing the loader.
     wants_by: ClassVar[str] = ""
+    # A loader named ``…-unread`` recognises a format only to say that netlint does not read it (one NL012):
+    # the file counts as claimed, but not as read as ``kind`` (netlint.named_files, --show-files)
+    UNREAD_SUFFIX: ClassVar[str] = "-unread"
 
     def __init_subclass__(cls, **kw):
         super().__init_subclass__(**kw)

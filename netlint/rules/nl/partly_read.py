@@ -12,7 +12,9 @@ class PartlyRead(Rule):
     what is unknown and why: a value set by a file netlint cannot see (``$LAUNCHER`` from a sourced
     file outside the repo), a command's output (``$(nvidia-smi … | wc -l)``), a template placeholder
     filled at launch time. Rules that need the unknown value stay silent; everything else in the file
-    is still checked. "All checks passed" therefore means every in-scope file was read.
+    is still checked. A file in a format netlint recognises but does not read (switch QoS in a vendor
+    CLI configuration: Arista EOS, Cisco NX-OS) gets one at its first QoS line. "All checks passed"
+    therefore means every in-scope file was read.
 
     Bad (info): ``$LAUNCHER --node_rank $SLURM_PROCID $CMD`` where ``LAUNCHER`` is set by a file that
     is not in the repository: world size unknown.

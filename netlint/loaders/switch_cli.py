@@ -1,0 +1,54 @@
+"""Switch QoS written in a vendor CLI configuration netlint does not read (Arista EOS, Cisco NX-OS, Dell
+OS10 and their like): one NL012 (info) saying so, at the first QoS line, instead of passing the file over.
+
+Such a file sets the fabric's PFC, ECN and DSCP classes, the settings netlint compares with the inventory
+and the NICs, so "All checks passed" on a repository of them would claim checks that never ran. The
+network team can describe the switch in netlint's native switch YAML (netlint/loaders/native_switch.py)
+to have it checked. The lines recognised are each vendor's QoS commands: ``priority-flow-control``
+(``on``/``mode on``/``priority N no-drop``/``watchdog``), ``random-detect ecn``, ``qos map dscp … to
+traffic-class``, ``qos trust dscp`` (Arista EOS User Manual, "Quality of Service" and "Priority Flow
+Control"); ``class-map``/``policy-map type network-qos``, ``pause pfc-cos``, ``pause no-drop``
+(Cisco Nexus 9000 NX-OS Quality of Service Configuration Guide); ``pfc-cos`` (Dell SmartFabric OS10 User
+Guide, "Priority flow control").
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Iterator
+
+from netlint.findings import Finding, Severity
+from netlint.loaders.base import Loader
+from netlint.located import Span
+from netlint.source import SourceFile
+
+_QOS = re.compile(
+    r"^[ \t]*(?:priority-flow-control[ \t]+(?:on|mode[ \t]+on|priority[ \t]+\d+[ \t]+no-drop|watchdog)\b"
+    r"|random-detect[ \t]+ecn\b|qos[ \t]+map[ \t]+dscp\b|qos[ \t]+trust[ \t]+dscp\b"
+    r"|(?:class-map|policy-map)[ \t]+type[ \t]+network-qos\b|pause[ \t]+(?:pfc-cos|no-drop)\b|pfc-cos[ \t]+\d)",
+    re.M)
+
+
+class SwitchCliLoader(Loader):
+    name = "switch-cli-unread"
+    kind = "switches"
+    wants_by = "switch_cli"
+
+    def claims(self, src: SourceFile) -> bool:
+        return _QOS.search(src.text) is not None
+
+    def load(self, src: SourceFile) -> Iterator[Any]:
+        m = _QOS.search(src.text)
+        text = src.text
+        start = m.start() + len(m.group(0)) - len(m.group(0).lstrip())
+        line = text.count("\n", 0, start) + 1
+        col = start - (text.rfind("\n", 0, start) + 1) + 1
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end
+        written = text[start:end].rstrip()
+        yield Finding("NL012", f"switch QoS in a vendor CLI configuration (`{written[:80]}`): netlint does not read "
+                               f"this format (Arista EOS, Cisco NX-OS, Dell OS10 …), so the PFC, ECN and DSCP "
+                               f"settings of this file are not checked; describe the switch in netlint's native "
+                               f"switch YAML to have them checked",
+                      Span(src.path, line, col, line, col + len(written), start, start + len(written)),
+                      Severity.INFO, key="switch-cli-unread")

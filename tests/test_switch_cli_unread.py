@@ -1,0 +1,40 @@
+"""Switch QoS in a vendor CLI configuration netlint does not read (EOS, NX-OS, OS10) is said, not passed
+over: one NL012 at its first QoS line (round 20: aristanetworks/avd's intended configs in a folder walk)."""
+
+from __future__ import annotations
+
+from conftest import at, lint_repo
+
+EOS = ("hostname leaf01\n!\nqos map dscp 26 to traffic-class 3\n!\ninterface Ethernet1/1\n   mtu 9214\n"
+       "   priority-flow-control on\n   priority-flow-control priority 3 no-drop\n")
+NXOS = ("feature lldp\n!\nclass-map type qos match-all RDMA\n  match dscp 24\n"
+        "policy-map type network-qos qos_network\n  class type network-qos c-8q-nq3\n    pause pfc-cos 3\n")
+
+
+def _unread(report):
+    return [f for f in report.findings if f.code == "NL012" and f.key == "switch-cli-unread"]
+
+
+def test_a_vendor_cli_config_in_a_walk_gets_one_info_at_its_first_qos_line(tmp_path):
+    report = lint_repo(tmp_path, {"configs/leaf01.cfg": EOS, "nxos/startup-config": NXOS})
+    found = sorted(_unread(report), key=lambda f: f.file)
+    assert [(f.file, *at(f)) for f in found] == [("configs/leaf01.cfg", 3, 1), ("nxos/startup-config", 5, 1)]
+    assert "`qos map dscp 26 to traffic-class 3`" in found[0].message and "not checked" in found[0].message
+    assert all(f.severity.name == "INFO" for f in found)
+
+
+def test_files_that_only_mention_the_words_are_not_switch_configs(tmp_path):
+    report = lint_repo(tmp_path, {
+        "nccl.conf": "NCCL_IB_TC=106\n",
+        "notes.txt": "We enable priority-flow-control on the leaves; see the runbook.\n",
+        "app.cfg": "[server]\nport = 8080\n"})
+    assert _unread(report) == []
+
+
+def test_an_inventory_naming_such_a_file_says_it_is_not_read(tmp_path):
+    inventory = ("cluster: c\nnodes: {count: 2, gpus: 8, gpu: H100-SXM}\nfabric: {transport: roce}\n"
+                 "switches:\n  - {name: leaf01, config: leaf01.cfg}\n")
+    report = lint_repo(tmp_path, {"inventory.yaml": inventory, "leaf01.cfg": EOS})
+    (named,) = [f for f in report.findings if f.code == "NL007"]
+    assert at(named) == (5, 28) and "a format netlint recognises but does not read" in named.message
+    assert [at(f) for f in _unread(report)] == [(3, 1)]
