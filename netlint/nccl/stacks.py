@@ -1,7 +1,7 @@
 """Registries of the other collective stacks' environment variables, read lazily from ``netlint/data``.
 
 One TSV per stack (``env-efa.tsv``, ``env-torch.tsv``, ``env-rccl.tsv``, ``env-tcpx.tsv``,
-``env-ucx.tsv``, ``env-sharp.tsv``). Each starts with ``# key: value`` header lines that name the project source the
+``env-ucx.tsv``, ``env-sharp.tsv``, ``env-rdma.tsv``). Each starts with ``# key: value`` header lines that name the project source the
 rows were generated from or checked against (``source:``, a commit), the release it reflects
 (``version:``) and the name prefixes the file lists completely at that version (``complete:``: an
 unknown name there is reported even without a near miss). Columns: see :data:`COLUMNS`.
@@ -20,7 +20,7 @@ from functools import cache
 from pathlib import Path
 
 DATA = Path(__file__).resolve().parent.parent / "data"
-KEYS = ("efa", "torch", "rccl", "tcpx", "ucx", "sharp")
+KEYS = ("efa", "torch", "rccl", "tcpx", "ucx", "sharp", "rdma")
 COLUMNS = ("name", "type", "allowed", "default", "added", "removed", "status", "replacement", "meaning",
            "evidence")
 HEADER_KEYS = ("registry", "title", "reader", "source", "version", "complete")
@@ -33,6 +33,7 @@ PREFIXES: dict[str, str] = {
     "RCCL_": "rccl", "HSA_": "rccl", "HIP_": "rccl", "ROCR_": "rccl",
     "NCCL_GPUDIRECTTCPX_": "tcpx", "NCCL_FASTRAK_": "tcpx",
     "UCX_": "ucx",
+    "RDMAV_": "rdma", "IBV_": "rdma", "VERBS_LOG_": "rdma",
 }
 # libfabric providers other than EFA (prov/ of ofiwg/libfabric@af8ddbe9): their FI_<PROV>_* names are
 # theirs, never a misspelt EFA or core name.

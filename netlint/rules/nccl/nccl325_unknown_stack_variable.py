@@ -14,11 +14,12 @@ class UnknownStackVariable(Rule):
 
     What: names with a stack's prefix — `FI_*`/`OFI_NCCL_*` (libfabric's EFA provider and core,
     aws-ofi-nccl), `TORCH_NCCL_*`/`TORCH_FR_*`/`TORCH_DISTRIBUTED_*` (PyTorch c10d), `RCCL_*`/`HSA_*`/
-    `HIP_*` (RCCL, ROCm), `NCCL_GPUDIRECTTCPX_*`/`NCCL_FASTRAK_*` (GCP's TCPX/TCPXO plugins), `UCX_*` —
+    `HIP_*` (RCCL, ROCm), `NCCL_GPUDIRECTTCPX_*`/`NCCL_FASTRAK_*` (GCP's TCPX/TCPXO plugins), `UCX_*`,
+    `RDMAV_*`/`IBV_*`/`VERBS_LOG_*` (rdma-core's libibverbs, which every RDMA transport loads) —
     are looked up in that stack's registry (`netlint/data/env-<stack>.tsv`). When a name of any
     registry (NCCL's included) is a near miss, the message suggests it and the fix renames the
     variable. Without a near miss the name is reported only where the registry lists the prefix
-    completely at its source version (`OFI_NCCL_`, `FI_EFA_`, `NCCL_GPUDIRECTTCPX_`): elsewhere a
+    completely at its source version (`OFI_NCCL_`, `FI_EFA_`, `NCCL_GPUDIRECTTCPX_`, `RDMAV_`): elsewhere a
     newer release may read it. Names of libfabric's other providers (`FI_TCP_*`, `FI_VERBS_*`, …) and
     names a file of the repo expands (`$FI_PROVIDER`) are left alone.
 
@@ -37,12 +38,14 @@ class UnknownStackVariable(Rule):
     and `docs/source/torch_nccl_environment_variables.md`; ROCm/rccl@0cbce2a7 `src/` (`RCCL_PARAM`);
     google/nccl-plugin-gpudirecttcpx@4b8ea7f2 `src/` (`TCPX_PARAM`, `TCPX_GET_ENV`);
     google/nccl-plugin-gpudirect-tcpxo@04815d1b `tcpdirect_plugin/fastrak_offload/const_params.h`;
-    openucx/ucx@9466d104 `src/uct/ib/base/ib_iface.c`, `src/ucp/core/ucp_context.c`.
+    openucx/ucx@9466d104 `src/uct/ib/base/ib_iface.c`, `src/ucp/core/ucp_context.c`;
+    linux-rdma/rdma-core@691953d8 `libibverbs/init.c`, `libibverbs/dynamic_driver.c`, `libibverbs/memory.c`
+    (`RDMAV_FORK_SAFE`: a misspelt `RDMAV_FORM_SAFE` leaves registered memory unprotected across fork()).
     """
 
     code = "NCCL325"
     name = "unknown-stack-variable"
-    summary = "EFA/libfabric, PyTorch c10d, RCCL, TCPX or UCX variable its stack does not read"
+    summary = "EFA/libfabric, PyTorch c10d, RCCL, TCPX, UCX or libibverbs variable its stack does not read"
     severity = Severity.ERROR
     tags = ("nccl", "efa", "pytorch", "rccl", "tcpx", "ucx")
 
