@@ -1,4 +1,5 @@
-"""Training-job YAML: NeMo (launcher) training configs and gpt-neox configs (kind ``jobs``)."""
+"""Training-job YAML: NeMo (launcher) training configs, gpt-neox configs and FlagScale train configs (kind
+``jobs``)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,10 @@ def _kind(root) -> str | None:
     if isinstance(model, MapNode) and isinstance(trainer, MapNode) and (
             "tensor_model_parallel_size" in model or "micro_batch_size" in model):
         return "nemo"
+    from netlint.jobs.flagscale import is_train_config
+
+    if is_train_config(root):
+        return "flagscale"
     keys = {str(k).replace("-", "_") for k in root}
     if {"pipe_parallel_size", "model_parallel_size"} & keys and ("num_layers" in keys or "hidden_size" in keys):
         return "neox"
@@ -59,3 +64,7 @@ class JobYamlLoader(Loader):
                 yield nemo_job(src.path, d)
             elif k == "neox":
                 yield neox_job(src.path, d)
+            elif k == "flagscale":
+                from netlint.jobs.flagscale import flagscale_job
+
+                yield flagscale_job(src.path, d)
