@@ -126,6 +126,9 @@ def _lint_in(opts: Options, config: Config, config_errors: list[Finding], partia
     inventory_cand = _inventory_candidate(opts, config, cands)
     if inventory_cand is not None and all(c.abspath != inventory_cand.abspath for c in cands):
         cands.append(inventory_cand)
+    elif inventory_cand is not None and inventory_cand.explicit:  # named by --inventory or the config:
+        # reported on even when a walk found it too (an inventory.yaml that is another tool's)
+        cands = [inventory_cand if c.abspath == inventory_cand.abspath else c for c in cands]
     cache = _cache_for(opts, config, partial, walked_out)
     load_all = _loading(opts, cache)
     run = None

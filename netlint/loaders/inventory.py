@@ -19,7 +19,7 @@ class InventoryLoader(Loader):
 
     def claims(self, src: SourceFile) -> bool:
         if src.name in NAMES:
-            return True
+            return not _another_tools(src)
         text = src.text
         return "cluster:" in text and "fabric:" in text and "nodes:" in text and _is_inventory(src)
 
@@ -44,3 +44,19 @@ def _is_inventory(src: SourceFile) -> bool:
         return False
     root = docs[0] if docs else None
     return isinstance(root, MapNode) and {"cluster", "nodes", "fabric"} <= set(root)
+
+
+# netlint's own top-level keys (netlint.models.inventory.Inventory)
+_OWN_KEYS = {"cluster", "nodes", "fabric", "switches", "nic_configs"}
+
+
+def _another_tools(src: SourceFile) -> bool:
+    """An ``inventory.yaml`` of another tool: Ansible's YAML inventory (``all:``, or groups holding
+    ``hosts:``/``children:``/``vars:``; Ansible docs, "How to build your inventory") with none of netlint's
+    keys. Not netlint's, so not judged as the cluster inventory (AVD labs keep one in every folder)."""
+    docs, problems = parsed_yaml(src)
+    root = docs[0] if docs else None
+    if not isinstance(root, MapNode) or _OWN_KEYS & set(root):
+        return False
+    return "all" in root or any(isinstance(v, MapNode) and {"hosts", "children", "vars"} & set(v)
+                                for v in root.values())
