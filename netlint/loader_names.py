@@ -124,9 +124,10 @@ def version_pins(name: str, suffix: str) -> bool:
     return is_dockerfile(name) or is_requirements(name) or suffix in PIN_SCRIPTS
 
 
-# Saved vendor switch configurations (`intended/configs/leaf1.cfg`, `running-config`, `startup-config.txt`)
-SWITCH_CLI_SUFFIXES = (".cfg", ".conf", ".txt", ".eos", ".nxos", ".ios")
+# Saved vendor switch configurations (`intended/configs/leaf1.cfg`, `leaf1.config`, `startup-config.txt`) and
+# backups without a suffix (Batfish snapshots' `configs/leaf1`, RANCID, Oxidized)
+SWITCH_CLI_SUFFIXES = (".cfg", ".config", ".conf", ".txt", ".eos", ".nxos", ".ios", ".junos", ".onyx", "")
 
 
 def switch_cli(name: str, suffix: str) -> bool:
-    return suffix in SWITCH_CLI_SUFFIXES or suffix == "" and name.lower().endswith(("running-config", "startup-config"))
+    return suffix in SWITCH_CLI_SUFFIXES

@@ -23,10 +23,28 @@ def test_a_vendor_cli_config_in_a_walk_gets_one_info_at_its_first_qos_line(tmp_p
     assert all(f.severity.name == "INFO" for f in found)
 
 
+def test_each_vendors_qos_forms_and_names_without_cfg(tmp_path):
+    # round 21: Junos, Onyx, NX-OS queuing ECN and OS10 WRED were silent, and so were `.config` files and
+    # Batfish/RANCID backups without a suffix
+    report = lint_repo(tmp_path, {
+        "qfx1.cfg": "system {\n    host-name qfx1;\n}\nclass-of-service {\n    congestion-notification-profile {\n"
+                    "        roce-cnp;\n    }\n}\n",
+        "sn2700.cfg": "##\n## Running database\n##\n   dcb priority-flow-control enable force\n",
+        "nx2.config": "hostname nx2\npolicy-map type queuing ROCE-OUT\n  class type queuing c-out-8q-q3\n"
+                      "    random-detect minimum-threshold 150 kbytes maximum-threshold 1500 kbytes ecn\n",
+        "os10.cfg": "hostname os10\nwred ecn\n  random-detect ecn\n",
+        "configs/leaf2": "!RANCID-CONTENT-TYPE: arista\nhostname leaf2\ninterface Ethernet1\n   qos trust dscp\n"})
+    assert sorted((f.file, *at(f)) for f in _unread(report)) == [
+        ("configs/leaf2", 4, 4), ("nx2.config", 4, 5), ("os10.cfg", 2, 1), ("qfx1.cfg", 5, 5), ("sn2700.cfg", 4, 4)]
+
+
 def test_files_that_only_mention_the_words_are_not_switch_configs(tmp_path):
     report = lint_repo(tmp_path, {
         "nccl.conf": "NCCL_IB_TC=106\n",
         "notes.txt": "We enable priority-flow-control on the leaves; see the runbook.\n",
+        # prose quoting the commands, no configuration of its own (round 21)
+        "roce-notes.txt": "RoCE checklist\n==============\nOn Arista:\n\n    priority-flow-control on\n"
+                          "    priority-flow-control priority 3 no-drop\n",
         "app.cfg": "[server]\nport = 8080\n"})
     assert _unread(report) == []
 
