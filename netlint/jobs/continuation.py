@@ -53,7 +53,7 @@ def _first(cmd: Any) -> str:
     return " ".join(w.text for w in cmd.argv[:3]) + (" …" if len(cmd.argv) > 3 else "")
 
 
-_VARIABLE = re.compile(r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?")
+_VARIABLE = re.compile(r"\$(?:\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*)")
 # options whose value sbatch checks (a count, a time, a size): a literal `$X` makes sbatch stop
 _CHECKED = ("nodes", "ntasks", "ntasks-per-node", "cpus-per-task", "gpus", "gpus-per-node", "gpus-per-task",
             "time", "mem", "mem-per-cpu", "mem-per-gpu", "array", "gres", "partition", "account", "qos",

@@ -19,3 +19,10 @@ def test_a_variable_in_a_checked_value_is_an_error_elsewhere_a_warning(tmp_path)
 def test_literal_values_and_a_later_comment_are_clean(tmp_path):
     text = "#!/bin/bash\n#SBATCH --nodes=4\n#SBATCH --output=logs/%j.out\necho $NUM_NODES\nsrun torchrun train.py\n"
     assert _426(lint_repo(tmp_path, {"job.sbatch": text})) == []
+
+
+def test_the_message_names_the_variable_as_written(tmp_path):
+    # round 21 (sagemaker-hyperpod-recipes): `{$results_dir}` was shown as `$results_dir}`
+    text = "#!/bin/bash\n#SBATCH --output={$results_dir}/log_%j.out\nsrun torchrun train.py\n"
+    (f,) = [f for f in lint_repo(tmp_path, {"job.sbatch": text}).findings if f.code == "JOB426"]
+    assert at(f) == (2, 18) and "`$results_dir` is not expanded" in f.message
