@@ -162,16 +162,16 @@ def env_of_script(file: str, script: Any, conf_bodies: list | None = None):
             flags = ("nested",) if cmd.parent is not None else ()
             environment = {**cmd.environment, **{k: a.value for k, a in cmd.env.items()}}
             variables += nccl_vars(cmd.argv, environment, _program(cmd.argv), flags, tuple(via(cmd.span.file)))
-        elif container_env.cli_of(cmd.argv):   # `docker run -e NCCL_X=v image …`
-            flags = ("nested",) if cmd.parent is not None else ()
-            environment = {**cmd.environment, **{k: a.value for k, a in cmd.env.items()}}
-            variables += container_env.nccl_vars(cmd.argv, environment, flags, tuple(via(cmd.span.file)))
         elif cmd.argv and (cmd.name or "").rsplit("/", 1)[-1] == "srun":   # `srun --export=ALL,NCCL_X=v`
             from netlint.nccl import slurm_export
 
             flags = ("nested",) if cmd.parent is not None else ()
             variables += slurm_export.nccl_vars(cmd.argv, _srun_program(cmd.argv), flags,
                                                 tuple(via(cmd.span.file)))
+        if cmd.argv and container_env.cli_at(cmd.argv) is not None:   # `[sudo|srun …] docker run -e NCCL_X=v …`
+            flags = ("nested",) if cmd.parent is not None else ()
+            environment = {**cmd.environment, **{k: a.value for k, a in cmd.env.items()}}
+            variables += container_env.nccl_vars(cmd.argv, environment, flags, tuple(via(cmd.span.file)))
     launches, launch_spans = [], []
     for cmd in script.commands:
         name = cmd.name

@@ -30,24 +30,29 @@ if TYPE_CHECKING:
 _SUBCOMMANDS = {"docker": ("run", "create", "exec"), "podman": ("run", "create", "exec"),
                 "nvidia-docker": ("run", "create", "exec"), "enroot": ("start", "exec"), "runai": ("submit",)}
 _OPTIONS = {"-e", "--env", "--environment"}
+# Options of the container CLIs that take the next word as their value (docker container run --help)
+_VALUED = {"--entrypoint", "--name", "-v", "--volume", "-w", "--workdir", "--network", "--net", "--ipc",
+           "--shm-size", "--gpus", "-u", "--user", "-p", "--publish", "--hostname", "-h", "--device", "--mount",
+           "--runtime", "--env-file", "--label", "-l", "--ulimit", "--cap-add", "--security-opt", "--pid",
+           "--platform", "--add-host", "--cpus", "-m", "--memory", "--rm-after", "-c", "--conf", "--rc",
+           "--mount-file", "-g", "--gpu", "--image"}
 # The program the container runs: its own options are not the CLI's
 _PROGRAMS = {"torchrun", "python", "python3", "bash", "sh", "mpirun", "mpiexec", "deepspeed", "accelerate",
              "srun", "all_reduce_perf", "all_gather_perf", "alltoall_perf", "sendrecv_perf"}
 
 
-def cli_of(argv: list[Any]) -> str | None:
-    """The container CLI ``argv`` runs (``docker``), when its subcommand starts a container."""
-    if not argv:
-        return None
-    name = getattr(argv[0], "value", None)
-    name = name.rsplit("/", 1)[-1] if isinstance(name, str) else None
-    subs = _SUBCOMMANDS.get(name or "")
-    if subs is None:
-        return None
-    for w in argv[1:6]:  # `docker container run`, `runai training pytorch submit NAME`
-        v = getattr(w, "value", None)
-        if v in subs:
-            return name
+def cli_at(argv: list[Any]) -> int | None:
+    """Where in ``argv`` a container CLI starts a container (``docker`` of ``docker run``), also behind
+    the commands that run another (``sudo``, ``srun …``, ``ssh host``): None when it does not."""
+    for at, word in enumerate(argv[:24]):
+        name = getattr(word, "value", None)
+        name = name.rsplit("/", 1)[-1] if isinstance(name, str) else None
+        subs = _SUBCOMMANDS.get(name or "")
+        if subs is None:
+            continue
+        # `docker container run`, `runai training pytorch submit NAME`
+        if any(getattr(w, "value", None) in subs for w in argv[at + 1:at + 6]):
+            return at
     return None
 
 
@@ -60,6 +65,9 @@ def settings(argv: list["Word"], environment: Mapping[str, Any] | None = None) -
     while i < n:
         w = argv[i]
         v = w.value
+        if isinstance(v, str) and v in _VALUED and i + 1 < n:  # `--entrypoint /bin/bash`: not the program
+            i += 2
+            continue
         if v == "--":
             nxt = argv[i + 1].value if i + 1 < n else None
             program = nxt.rsplit("/", 1)[-1] if isinstance(nxt, str) else program
@@ -95,5 +103,8 @@ def nccl_vars(argv: list["Word"], environment: Mapping[str, Any] | None = None, 
     script's own value under its name (:func:`~netlint.nccl.mpirun.passes_on`)."""
     from netlint.nccl.mpirun import as_var, passes_on
 
-    found, program = settings(argv, environment)
+    at = cli_at(argv)
+    if at is None:
+        return []
+    found, program = settings(argv[at:], environment)
     return [as_var(s, program, flags, via) for s in found if not passes_on(s, environment)]

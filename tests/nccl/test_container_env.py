@@ -51,3 +51,16 @@ def test_the_fix_rewrites_the_value_after_the_option(tmp_path, capsys):
     main(["check", "--fix", "--unsafe-fixes", "--exit-zero", str(tmp_path)])
     capsys.readouterr()
     assert (tmp_path / "run.sh").read_text() == "#!/bin/bash\ndocker run -e NCCL_DEBUG=WARN img python train.py\n"
+
+
+def test_a_container_cli_behind_sudo_or_srun_and_an_entrypoint_shell(tmp_path):
+    # round 21 (Zyphra/Megatron-LM: `srun … sudo docker run -e …`; vLLM's run_cluster.sh: --entrypoint /bin/bash)
+    files = {"a.sh": "#!/bin/bash\nsudo docker run -e NCCL_ALGO=Ringg img python t.py\n",
+             "b.sh": "#!/bin/bash\n#SBATCH --nodes=2\nsrun --export=ALL,NCCL_DEBUG=WARN docker run -e NCCL_ALGO=Ringg img python t.py\n",
+             "c.sh": "#!/bin/bash\ndocker run --entrypoint /bin/bash -e NCCL_ALGO=Ringg img -c 'ray start'\n"}
+    report = lint_repo(tmp_path, files)
+    where = [(name, len(text[:text.index("Ringg")].splitlines()), text.splitlines()[-1].index("Ringg") + 1)
+             for name, text in sorted(files.items())]
+    assert sorted((f.file, *at(f)) for f in report.findings if f.code == "NCCL303") == where
+    hows = sorted((v.file, v.key, v.how) for v in _vars(report, "") if v.key in ("NCCL_ALGO", "NCCL_DEBUG"))
+    assert ("b.sh", "NCCL_DEBUG", "srun-export-all") in hows and ("b.sh", "NCCL_ALGO", "container-env") in hows
