@@ -1,9 +1,11 @@
 """A Megatron-LM fork kept in the repository: the launched entry script (``./pretrain_gpt.py``) has a
 ``megatron/`` package beside it, whose argument files define the flags the job may pass.
 
-JOB401 then accepts a flag that fork defines, and JOB413 (CUDA_DEVICE_MAX_CONNECTIONS) applies only
-when the fork checks the variable, as upstream Megatron-LM does in its arguments file
-(``validate_args``). The files read are the entry script (an ``extra_args_provider`` adds flags there)
+JOB401 then accepts a flag that fork defines, JOB424 judges a value by the fork's own ``choices``, and
+JOB413 (CUDA_DEVICE_MAX_CONNECTIONS) applies only when the fork checks the variable, as upstream
+Megatron-LM does in its arguments file (``validate_args``). An entry at an absolute path
+(``/opt/Megatron-LM/pretrain_gpt.py``, where a container mounts the repository) is looked for by name,
+like one under a folder only the run knows. The files read are the entry script (an ``extra_args_provider`` adds flags there)
 and the fork's ``arguments.py`` files (``megatron/arguments.py``, ``megatron/training/arguments.py``,
 one level below ``megatron/``); every path looked at is recorded, so a cached result stands only while
 they stay as they were.
@@ -29,6 +31,12 @@ class VendoredMegatron:
     path: str                   # the fork's megatron/ folder, as displayed ("" when there is none)
     flags: frozenset[str]       # every "--flag" string of its argument files and the entry script
     checks_max_connections: bool | None  # None: no fork beside the script, upstream's rule stands
+    # (flag, its choices when add_argument lists them as literals, else None), for the flags that have some
+    choice_lists: tuple[tuple[str, tuple[str, ...] | None], ...] = ()
+
+    def choices(self, flag: str) -> tuple[str, ...] | None:
+        """The fork's choices for ``flag``: None when it lists none netlint can read (or none at all)."""
+        return next((c for f, c in self.choice_lists if f == flag), None)
 
 
 def attach_vendored(job: "TrainingJob", abspath: Path | None) -> None:
@@ -44,8 +52,11 @@ def attach_vendored(job: "TrainingJob", abspath: Path | None) -> None:
         from netlint.jobs.launch import _name
 
         entry, by_name = _name(job.entry), True
-    if not isinstance(entry, str) or not entry.endswith(".py") or posixpath.isabs(entry):
+    if not isinstance(entry, str) or not entry.endswith(".py"):
         return
+    if posixpath.isabs(entry):  # a path in the container the job runs in (`/opt/Megatron-LM/pretrain_gpt.py`):
+        # the repository is that fork when one sits beside a script of that name
+        entry, by_name = posixpath.basename(entry), True
     found = find_upward(abspath.parent, entry)
     # the entry may be missing from a partial checkout while the fork's package is there
     script, up = found if found is not None else (abspath.parent / entry, "")
@@ -62,4 +73,37 @@ def attach_vendored(job: "TrainingJob", abspath: Path | None) -> None:
     flags = frozenset(m.group(1) for t in (*texts, own) for m in _FLAG.finditer(t))
     display = posixpath.normpath(posixpath.join(posixpath.dirname(job.file), up, posixpath.dirname(entry), "megatron"))
     job.vendored = VendoredMegatron(display if texts else "", flags,
-                                    any("CUDA_DEVICE_MAX_CONNECTIONS" in t for t in texts) if texts else None)
+                                    any("CUDA_DEVICE_MAX_CONNECTIONS" in t for t in texts) if texts else None,
+                                    _choice_lists((*texts, own)))
+
+
+_CALL = re.compile(r"\badd_argument\(")
+_CHOICES = re.compile(r"\bchoices\s*=\s*([\[(])")
+_LITERAL = re.compile(r"""\s*(['"])([^'"]*)\1\s*,?""")
+
+
+def _choice_lists(texts) -> tuple[tuple[str, tuple[str, ...] | None], ...]:
+    """Each ``add_argument('--flag', …, choices=[…])`` of the fork: the choices when all are string
+    literals, else None (``choices=list(Enum)``: the fork's own, which netlint does not evaluate)."""
+    out = []
+    for text in texts:
+        starts = [m.end() for m in _CALL.finditer(text)] + [len(text)]
+        for a, b in zip(starts, starts[1:]):
+            call = text[a:b]
+            flag = _FLAG.search(call[:200])
+            got = _CHOICES.search(call)
+            if flag is None or got is None:
+                continue
+            close = "]" if got.group(1) == "[" else ")"
+            end = call.find(close, got.end())
+            body = call[got.end():end] if end >= 0 else ""
+            items, pos = [], 0
+            while pos < len(body):
+                m = _LITERAL.match(body, pos)
+                if m is None:
+                    break
+                items.append(m.group(2))
+                pos = m.end()
+            literal = pos >= len(body.rstrip()) and bool(items)
+            out.append((flag.group(1), tuple(items) if literal else None))
+    return tuple(out)

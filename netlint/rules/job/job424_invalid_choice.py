@@ -17,7 +17,10 @@ class InvalidChoice(Rule):
     (another case, ``-`` for ``_``, a letter or two off) is an error with the accepted spelling;
     any other value (``--optimizer dion``, ``--transformer-impl te``) is info: a fork or another
     release may accept it (krafton-ai/Megatron-Dion adds the ``dion`` optimizer), and netlint cannot see
-    which Megatron-LM the job runs. Values set at run time (``$IMPL``) are not judged; Megatron-DeepSpeed
+    which Megatron-LM the job runs. Where the repository keeps its own Megatron-LM fork beside the
+    launched script (a ``megatron/`` package with ``arguments.py``) and the fork defines the option, the
+    fork's ``choices=[…]`` decide: a value outside them is an error naming the fork; choices the fork does
+    not write as literals are not judged. Values set at run time (``$IMPL``) are not judged; Megatron-DeepSpeed
     and NeMo jobs are not checked (their parsers differ).
 
     **Why**: argparse checks ``choices`` after converting the value, on every rank, before training
@@ -50,19 +53,31 @@ class InvalidChoice(Rule):
             if entry is None:
                 continue
             parser = megatron.parser_of(entry)
+            fork = job.vendored
             for a in job.arg_list:
                 got = parser.get(a.name) if isinstance(a.name, str) else None
                 value = a.value
                 if got is None or not got[0].choices or got[0].nargs is not None or value is None \
-                        or not isinstance(value.value, str) or value.value in got[0].choices:
+                        or not isinstance(value.value, str):
                     continue
-                yield self._judge(ws, job, a, value, got[0].choices)
+                if fork is not None and a.name in fork.flags:
+                    # the repository's own Megatron-LM defines the option: its choices decide (Zyphra's adds
+                    # HFAutoTokenizer); none netlint can read, or the value among them: nothing to say
+                    own = fork.choices(a.name)
+                    if own is not None and value.value not in own:
+                        yield self._judge(ws, job, a, value, own, f"the Megatron-LM fork at {fork.path or '.'}")
+                    continue
+                if value.value not in got[0].choices:
+                    yield self._judge(ws, job, a, value, got[0].choices)
 
-    def _judge(self, ws, job, a, value, choices):
+    def _judge(self, ws, job, a, value, choices, whose: str | None = None):
         from netlint.findings import Fix, replace_span
 
         shown = ", ".join(choices[:8]) + (", …" if len(choices) > 8 else "")
         slip = next((c for c in choices if _slip(value.value, c)), None)
+        if slip is None and whose is not None:
+            msg = f"{a.name} {value.value}: {whose} accepts only {shown}; the launch stops with 'invalid choice'"
+            return self.finding(msg, value.span, key=key(job, f"choice:{a.name}"), related=origin(value))
         if slip is None:
             msg = (f"{a.name} {value.value}: Megatron-LM@{megatron.COMMIT} accepts only {shown}; unless the job "
                    f"runs a fork or a release that accepts it, the launch stops with 'invalid choice'")

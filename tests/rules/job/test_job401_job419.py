@@ -381,3 +381,22 @@ def test_legacy_and_deprecated_flags_the_fork_defines_are_the_forks(tmp_path):
     assert codes(lint_repo(tmp_path / "f", files), "JOB402", "JOB420") == []
     upstream = lint_repo(tmp_path / "u", {"run.sh": ENV + line})
     assert sorted(f.code for f in codes(upstream, "JOB402", "JOB420")) == ["JOB402", "JOB420"]
+
+
+def test_a_forks_own_choices_and_an_entry_at_a_container_path(tmp_path):
+    # round 21 (Zyphra/Megatron-LM): its arguments.py adds HFAutoTokenizer to --tokenizer-type and defines
+    # --routing-mode; its scripts launch /opt/Megatron-LM/pretrain_gpt.py, the repository mounted in a container
+    fork = ("def f(group):\n    group.add_argument('--tokenizer-type', type=str,\n"
+            "                       choices=['GPT2BPETokenizer', 'HFAutoTokenizer'],\n"
+            "                       help='What type (of) tokenizer')\n    group.add_argument('--routing-mode')\n")
+    files = {"pretrain_gpt.py": "import megatron\n", "megatron/arguments.py": fork}
+    for entry in ("pretrain_gpt.py", "/opt/Megatron-LM/pretrain_gpt.py"):
+        line = f"torchrun --nproc_per_node 8 {entry} {ARGS} --tokenizer-type HFAutoTokenizer --routing-mode sinkhorn\n"
+        report = lint_repo(tmp_path / str(len(entry)), dict(files, **{"examples/run.sh": ENV + line}))
+        assert codes(report, "JOB401", "JOB424") == [], entry
+    line = f"torchrun --nproc_per_node 8 pretrain_gpt.py {ARGS} --tokenizer-type SentencePieceTokenizer\n"
+    f = only(lint_repo(tmp_path / "bad", dict(files, **{"run.sh": ENV + line})), "JOB424")
+    assert at(f) == (2, col(line, "SentencePieceTokenizer")) and f.severity == Severity.ERROR
+    assert "the Megatron-LM fork at megatron accepts only GPT2BPETokenizer, HFAutoTokenizer" in f.message
+    upstream = lint_repo(tmp_path / "up", {"run.sh": ENV + line.replace("SentencePiece", "HFAuto")})
+    assert only(upstream, "JOB424").severity == Severity.INFO  # upstream's list, a fork may accept it
