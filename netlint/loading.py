@@ -67,8 +67,13 @@ def _load_file(cand: Candidate, data: bytes | None = None) -> FileResult:
         src = SourceFile.read(cand.rel, cand.abspath) if data is None else SourceFile(cand.rel, cand.abspath, data)
         text = src.text
     except UnreadableFile as exc:
-        if not owned and exc.code == "NL002":  # a binary file in a walk: not ours
-            return FileResult(cand.rel, None, [], [], False, skipped=exc.message)
+        if not owned and exc.code == "NL002":
+            if not _would_claim(cand, exc.decoded):  # a binary file in a walk, or text no format reads: not ours
+                return FileResult(cand.rel, None, [], [], False, skipped=exc.message)
+            # text in another encoding that a loader would read (a UTF-16 launch script): said, not skipped
+            return FileResult(cand.rel, None, [], [Finding(exc.code, f"{exc.message}; this file was not checked",
+                                                           exc.span, Severity.INFO, key=exc.code)],
+                              True, skipped=exc.message)
         return FileResult(cand.rel, None, [], [Finding(exc.code, exc.message, exc.span, key=exc.code)], True,
                           skipped=exc.message)
     if not text.strip():
@@ -130,6 +135,20 @@ def _load_file(cand: Candidate, data: bytes | None = None) -> FileResult:
     src.drop_parsed()  # models keep what rules need; the whole located tree would only cost memory
     skipped = "" if claimed else _not_recognised(src)
     return FileResult(cand.rel, src, models, findings, claimed, frozenset(kinds), tuple(names), skipped)
+
+
+def _would_claim(cand: Candidate, decoded: str | None) -> bool:
+    """Whether a loader would read ``decoded`` (the file's text in the encoding it was written in)."""
+    if decoded is None:
+        return False
+    src = SourceFile(cand.rel, cand.abspath, decoded.lstrip("\ufeff").encode("utf-8"))
+    for loader in registry.loaders_for(src.name, src.suffix):
+        try:
+            if loader.wants(src.name, src.suffix) and loader.claims(src):
+                return True
+        except Exception:  # a sniff that trips on it: said as unreadable rather than passed over
+            return True
+    return False
 
 
 def _not_recognised(src: SourceFile) -> str:

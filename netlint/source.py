@@ -9,9 +9,10 @@ from netlint.located import Document, ParseError, Span
 
 
 class UnreadableFile(Exception):
-    def __init__(self, code: str, message: str, span: Span):
+    def __init__(self, code: str, message: str, span: Span, decoded: str | None = None):
         super().__init__(message)
         self.code, self.message, self.span = code, message, span
+        self.decoded = decoded  # text in another encoding (UTF-16, Latin-1), read only to tell what it is
 
 
 class SourceFile:
@@ -45,6 +46,14 @@ class SourceFile:
     def text(self) -> str:
         """The text, or :class:`UnreadableFile` (NL002) when the file is binary or not UTF-8."""
         data = self.data
+        if data[:2] in (b"\xff\xfe", b"\xfe\xff"):  # saved as UTF-16 (a Windows editor): text, not binary
+            try:
+                decoded = data.decode("utf-16")
+            except UnicodeDecodeError:
+                decoded = None
+            raise UnreadableFile("NL002", "UTF-16 text (it starts with a UTF-16 byte-order mark): netlint reads "
+                                 "UTF-8 only; save it as UTF-8 (bash, for one, cannot run a script saved as UTF-16)",
+                                 Span(self.path, 1, 1, 1, 1, 0, 0), decoded)
         if b"\x00" in data[:8192]:
             raise UnreadableFile("NL002", "binary file (contains NUL bytes), not a text config",
                                  Span(self.path, 1, 1, 1, 1, 0, 0))
@@ -54,7 +63,7 @@ class SourceFile:
             line = data[: exc.start].count(b"\n") + 1
             col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
             raise UnreadableFile("NL002", f"not UTF-8: byte 0x{data[exc.start]:02x} cannot be decoded",
-                                 Span(self.path, line, col, line, col + 1)) from None
+                                 Span(self.path, line, col, line, col + 1), data.decode("latin-1")) from None
         self._bom = text.startswith("\ufeff")
         self._data = None  # given back by ``data`` from the text
         return text[1:] if self._bom else text

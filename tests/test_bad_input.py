@@ -46,6 +46,18 @@ def test_binary_file_in_a_walk_is_skipped_silently(tmp_path):
     assert run_lint(tmp_path).findings == []
 
 
+def test_text_in_another_encoding_that_netlint_would_read_is_said_in_a_walk(tmp_path):
+    # round 21 (a UTF-16 launch_docker.sh passed a walk as "binary"): a file a loader would read in its own
+    # encoding gets an info; one no loader would read (notes in Latin-1) stays silent, as binaries do
+    script = "#!/bin/bash\nexport NCCL_IB_DISABLE=true\n# caf\u00e9\ntorchrun train.py\n"
+    (tmp_path / "utf16.sh").write_bytes(script.encode("utf-16"))
+    (tmp_path / "latin1.sh").write_bytes(script.encode("latin-1"))
+    (tmp_path / "notes.txt").write_bytes("caf\u00e9 au lait\n".encode("latin-1"))
+    (tmp_path / "blob.sh").write_bytes(b"\x7fELF\x00\x01")
+    found = sorted((f.file, f.code, f.severity.name, at(f)) for f in run_lint(tmp_path).findings)
+    assert found == [("latin1.sh", "NL002", "INFO", (3, 6)), ("utf16.sh", "NL002", "INFO", (1, 1))]
+
+
 def test_non_utf8_points_at_the_byte(tmp_path):
     path = tmp_path / "inventory.yaml"
     path.write_bytes(b"cluster: caf\xe9\n")
