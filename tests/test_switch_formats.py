@@ -281,6 +281,13 @@ def test_show_files_lists_every_walked_file(tmp_path, capsys, monkeypatch):
         "sw/pg_profile_lookup.ini: sonic-pg-profile-lookup (lossless profiles of switch 'leaf01')",
         "sw/qos.json: sonic-config-db (merged into switch 'leaf01' with sw/buffers.json)",
     ]
+    # round 21: with --format json the same rows are JSON, not text
+    import json
+
+    assert main(["check", "--show-files", "--format", "json", str(tmp_path)]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert {"file": "sw/empty.env", "skipped": "empty file"} in rows
+    assert {"file": "inventory.yaml", "read_as": "inventory"} in rows and len(rows) == len(out)
 
 
 def test_every_check_option_is_documented():

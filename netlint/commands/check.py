@@ -315,12 +315,19 @@ def _internal_errors_to_stderr(report, verbose: bool) -> None:
 
 def _show_files(args, report) -> int:
     """``--show-files``: one line per file, ``path: format[, format]`` or ``path: skipped: why`` (like
-    ruff's ``--show-files``, which lists what would be checked; exits 0 whatever the findings)."""
+    ruff's ``--show-files``, which lists what would be checked; exits 0 whatever the findings); with
+    ``--format json`` a list of ``{"file", "read_as"}`` / ``{"file", "skipped"}`` objects."""
     from netlint.display import namer
 
     rows = report.shown or []
     name = namer(report.config.root)  # named from the current directory, as the findings are
-    out = "".join(f"{name(path)}: {what}\n" for path, what in rows)
+    if getattr(args, "format", None) == "json":  # one object per file: what read it, or why none did
+        import json
+
+        out = json.dumps([{"file": name(path), "skipped": what[len("skipped: "):]} if what.startswith("skipped: ")
+                          else {"file": name(path), "read_as": what} for path, what in rows], indent=2) + "\n"
+    else:
+        out = "".join(f"{name(path)}: {what}\n" for path, what in rows)
     if args.output_file:
         write_text("--output-file", args.output_file, out)
     elif not args.quiet:
