@@ -8,18 +8,21 @@ selects in ``defaults:`` (``conf/train/7b.yaml``: ``system:``, ``model:``, ``dat
 ``flagscale/runner/utils.py`` ``flatten_dict_to_args``), and exports ``experiment.envs`` in front of the
 launch (``runner_train.py``: ``export_cmd += [f"{k}={v}"]``).
 
-A train config is read for its sizes. Its world size comes from the experiment config's runner and the
-hostfile, which netlint does not compose with it: unknown, said by NL012.
+A train config is read for its sizes, and its world size from the experiment configs in the folder above
+that select it in their ``defaults`` (``nnodes × nproc_per_node`` of ``experiment.runner``); where none
+does, they disagree, or a hostfile decides, it is unknown and NL012 says why.
 """
 
 from __future__ import annotations
 
+import posixpath
+from pathlib import Path
 from typing import Any
 
 from netlint.jobs.build import _derive
 from netlint.jobs.configs import _Resolver
 from netlint.jobs.values import as_bool, as_int, typed
-from netlint.located import MapNode
+from netlint.located import MapNode, Scalar
 from netlint.models.job import TrainingJob
 from netlint.shell.model import Unknown
 
@@ -46,7 +49,7 @@ def is_train_config(root: Any) -> bool:
         "num_layers" in model or "hidden_size" in model and "num_attention_heads" in model)
 
 
-def flagscale_job(file: str, root: MapNode) -> TrainingJob:
+def flagscale_job(file: str, root: MapNode, abspath: Path | None = None) -> TrainingJob:
     job = TrainingJob(file=file, span=root.span, framework="megatron", launcher="flagscale")
     r = _Resolver(root)
 
@@ -75,11 +78,73 @@ def flagscale_job(file: str, root: MapNode) -> TrainingJob:
     elif job.fp16 is not None:
         job.dtype = typed(job.fp16, "fp16")
     _flags(job, root)
-    job.unknown["world_size"] = Unknown(
-        "the world size is set by the FlagScale experiment config that selects this file (experiment.runner "
-        "nnodes × nproc_per_node, or its hostfile), which netlint does not compose with it", root.span, "other")
+    _world(job, root, abspath)
     _derive(job)
     return job
+
+
+def _world(job: TrainingJob, root: MapNode, abspath: Path | None) -> None:
+    """nnodes × nproc_per_node of the experiment configs that select this file (``defaults: - train: 7b``
+    in ``conf/*.yaml``), when they agree and no hostfile decides instead (runner_train.py ``get_nnodes``:
+    the smaller of the hostfile's nodes and ``nnodes``)."""
+    found = _experiments(abspath, job.file) if abspath is not None else []
+    sizes = {}
+    for display, runner in found:
+        nodes, procs = (runner.get(k) if isinstance(runner, MapNode) else None for k in ("nnodes", "nproc_per_node"))
+        hostfile = runner.get("hostfile") if isinstance(runner, MapNode) else None
+        n, g = (as_int(x) if isinstance(x, Scalar) else None for x in (nodes, procs))
+        sizes[display] = (n, g) if n is not None and g is not None and not (
+            isinstance(hostfile, Scalar) and hostfile.value not in (None, "")) else None
+    known = {(n.value, g.value) for v in sizes.values() if v is not None for n, g in [v]}
+    if len(sizes) >= 1 and None not in sizes.values() and len(known) == 1:
+        display, (n, g) = next(iter(sizes.items()))
+        job.nodes, job.gpus_per_node = n, g
+        job.world_size = Scalar(n.value * g.value, n.span, "")
+        job.notes.append((f"world size {n.value * g.value}: nnodes × nproc_per_node of {display}, the FlagScale "
+                          f"experiment config that selects this file", n.span))
+        return
+    if not sizes:
+        why = ("the world size is set by the FlagScale experiment config that selects this file (experiment.runner "
+               "nnodes × nproc_per_node), and none in the folder above names it in its defaults")
+    elif len(known) > 1:
+        why = f"the experiment configs that select this file give different sizes ({', '.join(sorted(sizes))})"
+    else:
+        why = (f"the world size of {', '.join(sorted(sizes))} comes from its hostfile or a value netlint cannot "
+               f"read (FlagScale takes the smaller of the hostfile's nodes and nnodes)")
+    job.unknown["world_size"] = Unknown(why, root.span, "other")
+
+
+def _experiments(abspath: Path, file: str) -> list[tuple[str, Any]]:
+    """(display path, experiment.runner) of each config in the folder above the train config's group folder
+    whose ``defaults`` select it (Hydra: ``- <group>: <option>``)."""
+    from netlint.located import ParseError, SeqNode
+    from netlint.parsing import parse_yaml
+    from netlint.safe_read import is_file, read_text
+
+    group, option = abspath.parent.name, abspath.stem
+    try:
+        candidates = sorted(p for p in abspath.parent.parent.iterdir() if p.suffix in (".yaml", ".yml"))
+    except OSError:
+        return []
+    out = []
+    for p in candidates:
+        text = read_text(p, 1_000_000) if is_file(p) else None
+        if text is None or "experiment" not in text or option not in text:
+            continue
+        display = posixpath.normpath(posixpath.join(posixpath.dirname(file), "..", p.name))
+        try:
+            docs = parse_yaml(display, text)
+        except (ParseError, RecursionError):
+            continue
+        top = docs[0].root if docs else None
+        defaults = top.get("defaults") if isinstance(top, MapNode) else None
+        if not isinstance(defaults, SeqNode) or not any(
+                isinstance(d, MapNode) and isinstance(d.get(group), Scalar) and str(d.get(group).value) == option
+                for d in defaults):
+            continue
+        experiment = top.get("experiment")
+        out.append((display, experiment.get("runner") if isinstance(experiment, MapNode) else None))
+    return out
 
 
 # keys flatten_dict_to_args leaves out (runner_train.py _get_args_megatron: ignore_keys)

@@ -67,4 +67,4 @@ class JobYamlLoader(Loader):
             elif k == "flagscale":
                 from netlint.jobs.flagscale import flagscale_job
 
-                yield flagscale_job(src.path, d)
+                yield flagscale_job(src.path, d, src.abspath)

@@ -52,3 +52,31 @@ def test_other_backends_with_the_same_sections_are_not_jobs(tmp_path):
            "  action_horizon: 14\ndata:\n  data_path: /d\n")
     report = lint_repo(tmp_path, {"conf/train/pi0.yaml": pi0})
     assert report.workspace.jobs == [] and _codes(report, "JOB402") == []
+
+
+EXPERIMENT = ("defaults:\n  - train: 7b\n  - _self_\nexperiment:\n  task: {type: train, backend: megatron}\n"
+              "  runner:\n    backend: torchrun\n    nnodes: 2\n    nproc_per_node: 8\n")
+
+
+def test_the_experiment_config_that_selects_the_train_config_gives_the_world(tmp_path):
+    # round 21: conf/train.yaml's runner (2 × 8) and conf/train/7b.yaml's TP 4 × PP 3 were never put together
+    train = TRAIN.replace("tensor_model_parallel_size: 3", "tensor_model_parallel_size: 4").replace(
+        "pipeline_model_parallel_size: 2", "pipeline_model_parallel_size: 3")
+    report = lint_repo(tmp_path, {"conf/train.yaml": EXPERIMENT, "conf/train/7b.yaml": train})
+    (job,) = report.workspace.jobs
+    assert job.int("world_size") == 16 and job.nodes.span.file == "conf/train.yaml" and job.nodes.span.line == 8
+    (f,) = _codes(report, "JOB403")
+    assert at(f) == (3, 33) and "world size 16" in f.message
+    assert not [f for f in _codes(report, "NL012") if "world size unknown" in f.message]
+
+
+def test_a_hostfile_or_disagreeing_experiments_leave_the_world_unknown(tmp_path):
+    hostfile = EXPERIMENT + "    hostfile: ${hostfile??}\n"
+    report = lint_repo(tmp_path / "h", {"conf/train.yaml": hostfile, "conf/train/7b.yaml": TRAIN})
+    (f,) = [f for f in _codes(report, "NL012") if "world size unknown" in f.message]
+    assert "conf/train.yaml comes from its hostfile" in f.message and _codes(report, "JOB403") == []
+    other = EXPERIMENT.replace("nnodes: 2", "nnodes: 4")
+    report = lint_repo(tmp_path / "d", {"conf/train.yaml": EXPERIMENT, "conf/big.yaml": other,
+                                        "conf/train/7b.yaml": TRAIN})
+    (f,) = [f for f in _codes(report, "NL012") if "world size unknown" in f.message]
+    assert "give different sizes (conf/big.yaml, conf/train.yaml)" in f.message
