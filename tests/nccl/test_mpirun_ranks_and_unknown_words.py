@@ -43,3 +43,16 @@ def test_a_fragment_that_is_a_list_is_no_mpijob(tmp_path):
     text = '- name: c\n  command: ["mpirun", "-np", "2", "-x", "NCCL_SHM_DISABLE=1", "python", "t.py"]\n'
     report = lint_repo(tmp_path, {"containers.yaml": text})
     assert not [f for f in report.findings if f.code == "NL000"] and _312(report) == [("containers.yaml", 2, 59)]
+
+
+def test_p2p_disabled_is_moot_with_one_rank_per_node_too(tmp_path):
+    # the class of round 9's NCCL312, for NCCL311 (left open since round 16: one-GPU pods told that
+    # intra-node traffic goes through host memory)
+    p2p_off = SHM_OFF.replace("NCCL_SHM_DISABLE", "NCCL_P2P_DISABLE")
+    assert [f for f in lint_repo(tmp_path / "one", {"job.yaml": mpijob(p2p_off, slots=1)}).findings
+            if f.code == "NCCL311"] == []
+    text = "mpirun -np 16 -N 8 -x NCCL_P2P_DISABLE=1 python train.py\n"
+    (f,) = [f for f in lint_repo(tmp_path / "eight", {"run.sh": text}).findings if f.code == "NCCL311"]
+    assert at(f) == (1, text.index("=1") + 2)
+    one = text.replace("-N 8", "-N 1")
+    assert [f for f in lint_repo(tmp_path / "n1", {"run.sh": one}).findings if f.code == "NCCL311"] == []

@@ -3,6 +3,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from netlint.findings import Finding, Related, Severity
+from netlint.nccl.mpirun import ONE_RANK_PER_NODE
 from netlint.rules.base import Rule
 from netlint.rules.nccl._common import ivalue, settings
 
@@ -11,7 +12,9 @@ class P2pDisabled(Rule):
     """`NCCL_P2P_DISABLE=1`: GPU peer-to-peer (NVLink/PCIe) off.
 
     What: the variable is set to 1 (only the value 1 disables). An `NCCL_P2P_LEVEL` beside it is named
-    too: NCCL reads the level only when `NCCL_P2P_DISABLE` is not 1.
+    too: NCCL reads the level only when `NCCL_P2P_DISABLE` is not 1. Not reported where every rank has a
+    node or pod of its own (`mpirun -N 1`, a Kubeflow MPIJob with `slotsPerWorker: 1`): no two ranks
+    share a host, so there is no peer-to-peer path to turn off.
 
     Why: intra-node traffic then goes through host shared memory instead of NVLink/NVSwitch, a large
     drop in all-reduce bandwidth. NVIDIA lists it among the debugging variables that "should not be
@@ -38,6 +41,8 @@ class P2pDisabled(Rule):
 
     def check(self, ws) -> Iterator[Finding]:
         for env, var in settings(ws, "NCCL_P2P_DISABLE"):
+            if ONE_RANK_PER_NODE in var.flags:
+                continue  # one rank per node or pod (mpirun -N 1, MPIJob slotsPerWorker: 1): no peer to reach
             if ivalue(var) == 1:
                 level = env.get("NCCL_P2P_LEVEL")
                 dead, related = "", ()
