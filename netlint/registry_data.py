@@ -22,6 +22,7 @@ LOADERS = (
     ('nccl-helm-template', 'netlint.loaders.nccl_helm', 'nccl_envs', ('.yaml', '.yml', '.tpl'), (), ''),
     ('nccl-k8s', 'netlint.loaders.nccl_k8s', 'nccl_envs', ('.yaml', '.yml'), (), ''),
     ('nccl-shell', 'netlint.loaders.nccl_shell', 'nccl_envs', ('.sh', '.bash', '.ksh', '.zsh', '.sbatch', '.slurm', '.sub', '.pbs', '.lsf', '.conf', ''), ('.envrc',), 'shell'),
+    ('nccl-skypilot', 'netlint.loaders.nccl_skypilot', 'nccl_envs', ('.yaml', '.yml'), (), ''),
     ('nic-mlnx-qos', 'netlint.loaders.nic_mlnx_qos', 'nics', (), (), 'nic_dump'),
     ('nic-mlxconfig', 'netlint.loaders.nic_mlxconfig', 'nics', (), (), 'nic_dump'),
     ('native-nic', 'netlint.loaders.nic_native', 'nics', ('.yaml', '.yml'), (), ''),

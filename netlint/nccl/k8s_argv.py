@@ -70,9 +70,7 @@ def mentions_launch(nodes: list[Scalar]) -> bool:
 _TRAINING = None
 
 
-def training_launch(nodes: list[Scalar]) -> Scalar | None:
-    """The argv item that starts a training launch (torchrun, deepspeed, ``python -m torch.distributed.run``,
-    ``accelerate launch``, a Megatron ``pretrain_*.py``), directly or in a ``sh -c`` script, or None."""
+def _training():
     global _TRAINING
     if _TRAINING is None:
         import re
@@ -80,14 +78,26 @@ def training_launch(nodes: list[Scalar]) -> Scalar | None:
         # `deepspeed` as a launcher (`deepspeed --num_gpus 8 …`, `deepspeed train.py`), not `pip install deepspeed`
         _TRAINING = re.compile(r"\b(?:torchrun|torch\.distributed\.(?:run|launch)|accelerate\s+launch)\b"
                                r"|\bdeepspeed\s+(?:--|\S+\.py\b)|\bpretrain_\w+\.py\b")
+    return _TRAINING
+
+
+def starts_training(script: str) -> bool:
+    """A shell script with a line that starts a training launch; one that prints or comments a launch
+    (`echo "  torchrun --nnodes=8 …"`) starts nothing."""
+    training = _training()
+    return any(not ln.lstrip().startswith(("echo", "printf", "#", "cat <<", "log ")) and training.search(ln)
+               for ln in script.splitlines())
+
+
+def training_launch(nodes: list[Scalar]) -> Scalar | None:
+    """The argv item that starts a training launch (torchrun, deepspeed, ``python -m torch.distributed.run``,
+    ``accelerate launch``, a Megatron ``pretrain_*.py``), directly or in a ``sh -c`` script, or None."""
     if not nodes:
         return None
     script = script_node(nodes)
     if script is not None:
-        # a line that prints or comments a launch (`echo "  torchrun --nnodes=8 …"`) starts nothing
-        run = [ln for ln in script.value.splitlines()
-               if not ln.lstrip().startswith(("echo", "printf", "#", "cat <<", "log ")) and _TRAINING.search(ln)]
-        return script if run else None
+        return script if starts_training(script.value) else None
+    _training()
     head = " ".join(_text(n) for n in nodes[:4])
     first = _text(nodes[0]).rsplit("/", 1)[-1]
     if first in ("torchrun", "deepspeed", "accelerate") or first.startswith("python") and _TRAINING.search(head):
