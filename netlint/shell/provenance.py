@@ -27,6 +27,7 @@ class Run:
 
 
 # `<<EOT`, `<<-'EOT'` alone on a line: a here-document no command reads
+_BASE10 = re.compile(r"(?<=[\s(+\-*/%,?:!<>=&|^~])10#(?=[$0-9A-Za-z_{])")
 _BARE_HEREDOC = re.compile(r"^[ \t]*<<(-?)[ \t]*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\2[ \t]*$", re.M)
 
 
@@ -77,6 +78,23 @@ class ProvText:
                 chars[i], chars[i + 1] = text[i + 1], "\\"
             i = text.find("\\", i + 2)
         return ProvText("".join(chars), self.runs, self.ft)
+
+    def base10_arithmetic(self) -> "ProvText":
+        """tree-sitter-bash cannot read bash's base prefix in arithmetic (``$((SEED + 10#$index))``, MLPerf's
+        run.sub) and loses the line. ``10#`` is blanked to spaces inside ``((…))`` (same length: offsets keep
+        their provenance): the number in base 10 either way, but for a leading 0, which netlint does not
+        rely on (bash(1) ARITHMETIC EVALUATION: "base#n")."""
+        text = self.text
+        if "10#" not in text:
+            return self
+        chars, changed = list(text), False
+        for m in _BASE10.finditer(text):
+            line_start = text.rfind("\n", 0, m.start()) + 1
+            before = text[line_start:m.start()]
+            if before.count("((") > before.count("))"):
+                chars[m.start():m.start() + 3] = "   "
+                changed = True
+        return ProvText("".join(chars), self.runs, self.ft) if changed else self
 
     def bare_heredocs_blanked(self) -> "ProvText":
         """A here-document with no command (``<<EOT`` alone on a line, a block comment some scripts use)

@@ -22,7 +22,7 @@ _PLACEHOLDER = re.compile(r"__netlint_unknown_\d+__")
 class Reading:
     def _parse(self, pt: ProvText, path: str, abspath: Path | None):
         parser = _parser()
-        pt = pt.escaped_blank_hash().bare_heredocs_blanked()
+        pt = pt.escaped_blank_hash().base10_arithmetic().bare_heredocs_blanked()
         original = pt
         skipped: list[tuple[int, Span, str, str]] = []   # (line start, span, what, line text)
         for _ in range(MAX_RECOVERY):

@@ -341,3 +341,21 @@ def test_a_command_string_bash_rejects_too_is_one_finding_with_bashs_reason():
                              '    ROUND=\\$((ROUND + 1))\ndone\n"\n')
     (e,) = s.errors
     assert e.kind == "unread" and "unexpected end of file" in e.message and (e.span.line, e.span.col) == (1, 14)
+
+
+def test_a_base_10_prefix_in_arithmetic_is_read():
+    # round 21 (MLPerf run.sub: `$(($SEED_BASE - 1 + 10#$_experiment_index))`): tree-sitter-bash cannot
+    # read `10#`, and the whole line was skipped with an NL012
+    s = sh("""
+        IDX=2
+        NODES=$(( 10#$IDX + 1 ))
+        torchrun --nnodes $NODES --nproc_per_node 8 train.py
+        """)
+    assert not s.errors
+    assert words(cmd(s, "torchrun"))[:3] == ["torchrun", "--nnodes", "3"]
+    # `#` that is no base prefix is untouched: a comment after an arithmetic command stays a comment
+    t = sh("""
+        N=$((1+1)) # 10#comment
+        torchrun --nnodes $N train.py
+        """)
+    assert not t.errors and words(cmd(t, "torchrun"))[:3] == ["torchrun", "--nnodes", "2"]
