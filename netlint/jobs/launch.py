@@ -37,8 +37,8 @@ DEEPSPEED_OPTS = {
     "max-elastic-nodes": True, "master-port": True, "master-addr": True, "node-rank": True,
     "launcher": True, "launcher-args": True, "ssh-port": True, "bind-core-list": True, "autotuning": True,
     "module": False, "no-python": False, "no-local-rank": False, "no-ssh": False, "no-ssh-check": False,
-    "force-multi": False, "save-pid": False, "enable-each-rank-log": False, "elastic-training": False,
-    "bind-cores-to-rank": False,
+    "force-multi": False, "save-pid": False, "enable-each-rank-log": True, "elastic-training": False,
+    "bind-cores-to-rank": False, "venv-script": True, "log-level": True, "quiet": False, "q": False,
 }
 # `accelerate launch` (huggingface/accelerate@16cb6eb8 src/accelerate/commands/launch.py
 # launch_command_parser; `accelerate-launch` is the same parser, setup.py console_scripts): options are
@@ -82,6 +82,8 @@ class Launch:
     # unknown words among the launcher's options (`torchrun $DISTRIBUTED_ARGS pretrain_gpt.py`): they
     # may set any option, --nnodes and --nproc_per_node among them
     opaque: list[Scalar] = field(default_factory=list)
+    # options the deepspeed launcher's parser does not define (torchrun's --nproc_per_node), as written
+    undefined: list[Scalar] = field(default_factory=list)
 
 
 def _name(w: Scalar) -> str | None:
@@ -132,10 +134,11 @@ def _mpirun_opts(argv: list[Scalar], i: int) -> tuple[dict[str, Scalar], int]:
     return out, k
 
 
-def _opts(argv: list[Scalar], i: int, spec: dict[str, bool],
-          opaque: list[Scalar] | None = None) -> tuple[dict[str, Scalar], int]:
+def _opts(argv: list[Scalar], i: int, spec: dict[str, bool], opaque: list[Scalar] | None = None,
+          undefined: list[Scalar] | None = None) -> tuple[dict[str, Scalar], int]:
     """Parse launcher options from argv[i:]; return (options, index of the first positional). Unknown
-    words standing for options (:func:`_opaque_options`) are skipped and added to ``opaque``."""
+    words standing for options (:func:`_opaque_options`) are skipped and added to ``opaque``; options
+    ``spec`` does not define, to ``undefined``."""
     out: dict[str, Scalar] = {}
     while i < len(argv):
         w = argv[i]
@@ -170,6 +173,8 @@ def _opts(argv: list[Scalar], i: int, spec: dict[str, bool],
             nxt = argv[i + 1].value if i + 1 < len(argv) else None
             takes = norm not in ACCELERATE_FLAGS and not eq and nxt is not None and not (
                 isinstance(nxt, str) and (nxt.endswith(".py") or (nxt.startswith("-") and nxt != "-")))
+        if takes is None and undefined is not None:
+            undefined.append(w)
         if takes is None:
             # unknown option: assume it takes a value when written --opt value (argparse would error)
             takes = bool(not eq and i + 1 < len(argv) and isinstance(argv[i + 1].value, str)
@@ -333,8 +338,10 @@ def find_launch(cmd: Command) -> Launch | None:
         opts, j = _opts(argv, i + 1, TORCHRUN_OPTS, opaque)
         return _with_script(Launch(cmd, "torchrun", opts, wrappers=wrappers, opaque=opaque), argv, j)
     if name == "deepspeed":
-        opts, j = _opts(argv, i + 1, DEEPSPEED_OPTS, opaque)
-        return _with_script(Launch(cmd, "deepspeed", opts, wrappers=wrappers, opaque=opaque), argv, j)
+        undefined: list[Scalar] = []
+        opts, j = _opts(argv, i + 1, DEEPSPEED_OPTS, opaque, undefined)
+        return _with_script(Launch(cmd, "deepspeed", opts, wrappers=wrappers, opaque=opaque, undefined=undefined),
+                            argv, j)
     if name == "accelerate-launch" or (name == "accelerate" and i + 1 < len(argv) and argv[i + 1].value == "launch"):
         opts, j = _opts(argv, i + (1 if name == "accelerate-launch" else 2), ACCELERATE_OPTS, opaque)
         return _with_script(Launch(cmd, "accelerate", opts, wrappers=wrappers, opaque=opaque), argv, j)

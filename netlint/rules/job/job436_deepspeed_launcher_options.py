@@ -5,11 +5,14 @@ from netlint.rules.base import Rule
 
 
 class DeepSpeedLauncherOptions(Rule):
-    """``deepspeed`` launcher options it refuses together.
+    """``deepspeed`` launcher options it refuses: together, or at all.
 
     **What**: ``--include`` or ``--exclude`` beside ``--num_nodes`` or ``--num_gpus``; ``--include``
     beside ``--exclude``; a slot of ``--include``/``--exclude`` that is no integer (``localhost:0--master_port``
-    with a space lost, ``node1:0-3``: ranges are not read).
+    with a space lost, ``node1:0-3``: ranges are not read); an option before the script that the
+    launcher's parser does not define (torchrun's ``--nproc_per_node``/``--nnodes``, a training argument
+    such as ``--deepspeed_config`` written before the script). argparse takes a unique prefix of an
+    option (``--num_gpu``), so only a word no option starts with is reported.
 
     **Why**: the runner checks its arguments before it starts anything: "Cannot specify num_nodes/gpus
     with include/exclude" (``ValueError``), and include/exclude are "mutually exclusive" — the launch
@@ -20,7 +23,12 @@ class DeepSpeedLauncherOptions(Rule):
     **Bad**: ``deepspeed --include localhost:0,1 --num_gpus 2 train.py``
     **Good**: ``deepspeed --include localhost:0,1 train.py`` (or ``--num_gpus 2`` alone)
 
-    **Source**: deepspeedai/DeepSpeed@edaa7221 deepspeed/launcher/runner.py L462-464 (``main``),
+    An undefined option stops the runner too: ``parse_args`` ends with ``parser.parse_args``, which
+    exits with "unrecognized arguments" for an option it does not know (the script's own arguments
+    after ``user_script`` are ``argparse.REMAINDER``, never judged).
+
+    **Source**: deepspeedai/DeepSpeed@edaa7221 deepspeed/launcher/runner.py L48-227 (``parse_args``:
+    every option; ``user_args`` ``nargs=argparse.REMAINDER``), L462-464 (``main``),
     ``parse_resource_filter``; microsoft/DeepSpeed@38327e07 deepspeed/launcher/runner.py L268-276
     (``parse_node_config``: ``[int(x) for x in slots.split(',')]``).
     """
@@ -28,7 +36,8 @@ class DeepSpeedLauncherOptions(Rule):
     code = "JOB436"
     name = "deepspeed-launcher-options"
     severity = Severity.ERROR
-    summary = "deepspeed launcher options it refuses (--include/--exclude with --num_gpus/--num_nodes, a slot that is no integer)"
+    summary = ("deepspeed launcher options it refuses (one it does not define, --include/--exclude with "
+               "--num_gpus/--num_nodes, a slot that is no integer)")
 
     def check(self, ws):
         from netlint.jobs.launch import find_launch
@@ -41,6 +50,9 @@ class DeepSpeedLauncherOptions(Rule):
             seen.add(id(job.launch))
             launch = find_launch(job.launch)
             if launch is None:
+                continue
+            if launch.undefined:
+                yield _undefined(self, job, launch.undefined[0])
                 continue
             opts = {k.replace("-", "_"): v for k, v in launch.opts.items()}
             pick = [opts[n] for n in ("include", "i", "exclude", "e") if n in opts]
@@ -62,6 +74,28 @@ class DeepSpeedLauncherOptions(Rule):
                     yield self.finding(f"`{bad}` in `{word.value}` is no GPU index: the deepspeed launcher reads the "
                                        "slots after `host:` with int() and stops (HOST:SLOT[,SLOT…], hosts joined "
                                        "by @)", word.span, key=f"{job.file}:{job.launch.span.line}:bad-slot")
+
+
+# torchrun's options written to the deepspeed launcher, and the runner's own spelling of the same thing
+_TORCHRUN_TWINS = {"nproc-per-node": "--num_gpus", "nnodes": "--num_nodes", "rdzv-endpoint": "--master_addr/--master_port"}
+
+
+def _undefined(rule, job, word):
+    from netlint.jobs.launch import TORCHRUN_OPTS
+
+    written = str(word.value).split("=", 1)[0]
+    name = written.lstrip("-").replace("_", "-")
+    if name in _TORCHRUN_TWINS:
+        hint = f" (torchrun's option; the deepspeed launcher's is {_TORCHRUN_TWINS[name]})"
+    elif name in TORCHRUN_OPTS:
+        hint = " (a torchrun option)"
+    elif name.startswith("deepspeed"):
+        hint = " (an argument of the training script: write it after the script)"
+    else:
+        hint = ""
+    return rule.finding(f"{written} is not an option of the deepspeed launcher{hint}: its parser stops with "
+                        f"'unrecognized arguments' before anything starts", word.span,
+                        key=f"{job.file}:{job.launch.span.line}:undefined:{written}")
 
 
 def _bad_slot(text: str) -> str | None:
