@@ -45,7 +45,7 @@ def attach_vendored(job: "TrainingJob", abspath: Path | None) -> None:
     from the script's folder up, and taken only when a fork sits beside it."""
     if abspath is None or job.entry is None:
         return
-    from netlint.safe_read import find_upward, is_file, read_text
+    from netlint.safe_read import find_upward, read_text
 
     entry, by_name = job.entry.value, False
     if not isinstance(entry, str):
@@ -60,21 +60,36 @@ def attach_vendored(job: "TrainingJob", abspath: Path | None) -> None:
     found = find_upward(abspath.parent, entry)
     # the entry may be missing from a partial checkout while the fork's package is there
     script, up = found if found is not None else (abspath.parent / entry, "")
-    package = script.parent / "megatron"
-    files = [package / "arguments.py", package / "training" / "arguments.py"]
-    try:
-        files += sorted(p / "arguments.py" for p in package.iterdir() if p.is_dir() and p.name != "training")
-    except OSError:
-        files = []  # no megatron/ folder beside the entry script
-    texts = [t for t in (read_text(p, _MAX_BYTES) for p in files if is_file(p)) if t is not None]
+    # the fork beside the entry script, or one or two folders up when the script sits in the fork's
+    # tools/ or examples/… (those scripts put the fork's root on sys.path: tools/generate_samples_gpt.py)
+    lifted = ""
+    for depth, folder in enumerate((script.parent, *list(script.parent.parents)[:2]) if found is not None
+                                   else (script.parent,)):
+        texts = _argument_texts(folder / "megatron")
+        if texts:
+            lifted = "/".join([".."] * depth)
+            break
     own = (read_text(script, _MAX_BYTES) or "") if found is not None else ""
     if not texts and (by_name or not own):
         return
     flags = frozenset(m.group(1) for t in (*texts, own) for m in _FLAG.finditer(t))
-    display = posixpath.normpath(posixpath.join(posixpath.dirname(job.file), up, posixpath.dirname(entry), "megatron"))
+    display = posixpath.normpath(posixpath.join(posixpath.dirname(job.file), up, posixpath.dirname(entry), lifted,
+                                                "megatron"))
     job.vendored = VendoredMegatron(display if texts else "", flags,
                                     any("CUDA_DEVICE_MAX_CONNECTIONS" in t for t in texts) if texts else None,
                                     _choice_lists((*texts, own)))
+
+
+def _argument_texts(package: Path) -> list[str]:
+    """The argument files of a ``megatron/`` package (none when there is no such folder)."""
+    from netlint.safe_read import is_file, read_text
+
+    files = [package / "arguments.py", package / "training" / "arguments.py"]
+    try:
+        files += sorted(p / "arguments.py" for p in package.iterdir() if p.is_dir() and p.name != "training")
+    except OSError:
+        return []  # no megatron/ folder here
+    return [t for t in (read_text(p, _MAX_BYTES) for p in files if is_file(p)) if t is not None]
 
 
 _CALL = re.compile(r"\badd_argument\(")

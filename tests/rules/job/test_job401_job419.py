@@ -400,3 +400,18 @@ def test_a_forks_own_choices_and_an_entry_at_a_container_path(tmp_path):
     assert "the Megatron-LM fork at megatron accepts only GPT2BPETokenizer, HFAutoTokenizer" in f.message
     upstream = lint_repo(tmp_path / "up", {"run.sh": ENV + line.replace("SentencePiece", "HFAuto")})
     assert only(upstream, "JOB424").severity == Severity.INFO  # upstream's list, a fork may accept it
+
+
+def test_a_fork_one_folder_above_a_tools_entry_script(tmp_path):
+    # round 22 (kojimano/Megatron-DeepSpeed-ABCI: tools/generate_samples_gpt.py puts the fork's root on
+    # sys.path); JOB402 was an error with a rename that would break the fork
+    fork = "def f(p):\n    p.add_argument('--checkpoint-activations')\n    p.add_argument('--data-impl')\n"
+    line = ("python tools/generate_samples_gpt.py --tensor-model-parallel-size 2 --num-layers 4 "
+            "--checkpoint-activations --data-impl mmap\n")
+    files = {"megatron/arguments.py": fork, "tools/generate_samples_gpt.py": "import sys\n", "scripts/gen.sh": line}
+    report = lint_repo(tmp_path / "f", files)
+    assert codes(report, "JOB401", "JOB402", "JOB413") == []
+    (job,) = report.workspace.jobs
+    assert job.vendored.path == "megatron"
+    upstream = lint_repo(tmp_path / "u", {"tools/generate_samples_gpt.py": "import sys\n", "scripts/gen.sh": line})
+    assert codes(upstream, "JOB402")  # no fork: upstream's parser judges
