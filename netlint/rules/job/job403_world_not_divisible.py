@@ -29,7 +29,9 @@ class WorldNotDivisible(Rule):
     **Source**: NVIDIA/Megatron-LM@d98e8a6 megatron/training/arguments.py L424-433,
     megatron/core/parallel_state.py L823; NVIDIA/NeMo@8cfedd7
     nemo/collections/nlp/modules/common/megatron/megatron_init.py L322-335; microsoft/Megatron-DeepSpeed
-    @f4157be megatron/arguments.py L101-108; EleutherAI/gpt-neox@ea7aefd megatron/initialize.py L159-164, megatron/neox_arguments/arguments.py
+    @f4157be megatron/arguments.py L101-108 (and deepspeedai/Megatron-DeepSpeed@4efb479d L85-87: PP is first
+    lowered to ``min(PP, world // TP)``, so a world that holds fewer pipeline stages runs with fewer,
+    reported as info); EleutherAI/gpt-neox@ea7aefd megatron/initialize.py L159-164, megatron/neox_arguments/arguments.py
     L918-935 (``pipe_parallel_size`` 0 counts as 1). torchtitan's own rule is JOB421.
     """
 
@@ -47,6 +49,17 @@ class WorldNotDivisible(Rule):
             parts = [job.int("tp"), job.int("pp"), job.int(third) if job.framework != "gpt-neox" else 1]
             if any(p is None or p <= 0 for p in parts):
                 continue
+            if job.framework == "megatron-deepspeed" and 0 < world // parts[0] < parts[1]:
+                # Megatron-DeepSpeed lowers PP to what the world holds before it asserts
+                # (megatron/arguments.py: pipeline_model_parallel_size = min(PP, world // TP))
+                lowered = world // parts[0]
+                if world % (parts[0] * lowered * parts[2]) == 0:
+                    yield self.finding(
+                        f"world size {world} holds TP={parts[0]} only {lowered} time(s): Megatron-DeepSpeed lowers "
+                        f"PP from {parts[1]} to {lowered} (min(PP, world // TP)) and runs without telling; "
+                        f"checkpoints and sizes are then those of PP={lowered}", job.span_of("pp"),
+                        key=key(job, "world"), severity=Severity.INFO, related=related((job.world_size, "world size")))
+                    continue
             mp = parts[0] * parts[1] * parts[2]
             if world % mp == 0:
                 continue

@@ -232,3 +232,15 @@ def test_an_evaluation_entry_point_is_not_judged_as_training(tmp_path):
 
     (job,) = training_jobs(ev.workspace)
     assert from_job(job)[0] is None and "layers" in from_job(job)[1]  # no '-0.00B parameters' model
+
+
+def test_job403_megatron_deepspeed_lowers_pp_to_what_the_world_holds(tmp_path):
+    # round 22 (idriscnrs/JZ-Megatron-DeepSpeed weight conversion: 2 GPUs, TP 2, PP 2): Megatron-DeepSpeed
+    # sets PP = min(PP, world // TP) before it asserts (megatron/arguments.py), so the job starts with PP 1
+    line = ("torchrun --nproc_per_node 2 pretrain_gpt.py --tensor-model-parallel-size 2 --pipeline-model-parallel-size 2 "
+            "--num-layers 32 --hidden-size 4096 --num-attention-heads 32 --micro-batch-size 1 --global-batch-size 8 "
+            "--deepspeed --deepspeed_config ds.json\n")
+    f = only(lint_repo(tmp_path / "mds", {"run.sh": ENV + line}), "JOB403")
+    assert f.severity.name == "INFO" and at(f) == (2, col(line, "--pipeline-model-parallel-size 2") + 31) and "lowers PP from 2 to 1" in f.message
+    plain = lint_repo(tmp_path / "mlm", {"run.sh": ENV + line.replace(" --deepspeed --deepspeed_config ds.json", "")})
+    assert only(plain, "JOB403").severity.name == "ERROR"   # Megatron-LM asserts
