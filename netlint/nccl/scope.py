@@ -301,6 +301,12 @@ def nccl_by_name(ws: "Workspace") -> dict[str, list[tuple["NcclEnv", "NcclVar"]]
 
 
 def nccl_assignments(ws: "Workspace") -> tuple[tuple["NcclEnv", "NcclVar"], ...]:
-    """The NCCL_* assignments of :func:`assignments` (once per run: two dozen rules ask)."""
-    return ws.derived("nccl.nccl_assignments",
-                      lambda w: tuple((e, v) for e, v in assignments(w) if v.key.startswith("NCCL_")))
+    """The NCCL_* assignments of :func:`assignments` that reach NCCL (once per run: two dozen rules ask):
+    a shell assignment never exported is NCCL322's alone (:mod:`netlint.nccl.unexported`)."""
+    def compute(w):
+        from netlint.nccl.unexported import unexported_ids
+
+        dead = unexported_ids(w)
+        return tuple((e, v) for e, v in assignments(w) if v.key.startswith("NCCL_") and id(v) not in dead)
+
+    return ws.derived("nccl.nccl_assignments", compute)

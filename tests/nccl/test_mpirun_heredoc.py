@@ -253,3 +253,13 @@ def test_exports_open_mpi_does_not_forward_to_other_hosts(tmp_path):
                                             "mpirun -np 8 -x NCCL_DEBUG ./local_only\n"})
     got = [(f.span.line, f.span.col, f.message.split(":")[0]) for f in report.findings if f.code == "NCCL322"]
     assert got == [(2, 8, "NCCL_IB_HCA is exported, but the Open MPI mpirun at line 4 passes only its -x variables (and OMPI_*) to ranks on other hosts")]
+
+
+def test_a_value_never_exported_is_judged_only_as_not_exported(tmp_path):
+    # round 22 (uccl run_nccl_test.sh): `NCCL_PROTO=-1` never exported got NCCL322 and an NCCL303 error
+    # "NCCL fails" for a value NCCL never sees
+    text = "#!/bin/bash\nNCCL_PROTO=-1\nNCCL_DEBUG=INFO\nmpirun -np 2 -x NCCL_PROTO ./all_reduce_perf -b 8\n"
+    report = lint_repo(tmp_path / "dead", {"run.sh": text})
+    assert sorted((f.code, *at(f)) for f in report.findings) == [("NCCL322", 2, 1), ("NCCL322", 3, 1)]
+    live = lint_repo(tmp_path / "live", {"run.sh": text.replace("NCCL_PROTO=-1", "export NCCL_PROTO=-1")})
+    assert [at(f) for f in live.findings if f.code == "NCCL303"] == [(2, 19)]

@@ -16,7 +16,7 @@ CONF_QUIRKS = {"quoted", "inline-comment", "trailing-space"}
 def value_problems(ws, kind: str):
     """(var, problem) for every known NCCL value whose check yields a problem of ``kind``."""
     version = target_version(ws)
-    for env, var in scope.nccl_assignments(ws):
+    for env, var in scope.nccl_assignments(ws):  # those that reach NCCL
         value = var.known
         if value is None or CONF_QUIRKS & set(var.flags):
             continue

@@ -8,9 +8,6 @@ from netlint.models.nccl import NOT_FORWARDED
 from netlint.nccl import scope
 from netlint.rules.base import Rule
 
-_ALLEXPORT = re.compile(r"^\s*set\s+(-[a-zA-Z]*a|-o\s+allexport)", re.M)
-
-
 class NotExported(Rule):
     """An NCCL variable assigned in a shell script but never exported.
 
@@ -52,28 +49,21 @@ class NotExported(Rule):
     tags = ("nccl", "shell")
 
     def check(self, ws) -> Iterator[Finding]:
+        from netlint.nccl.unexported import unexported
+
         sourced = scope.sourced_files(ws)
         for env in scope.envs(ws):
             if env.format != "shell" or env.file in sourced:
                 continue   # a sourced file exports (or not) as its sourcing script says
-            files = {env.file} | {v.file for v in env.variables}
-            texts = {f: ws.text(f) or "" for f in files}
-            if any(_ALLEXPORT.search(t) for t in texts.values()):
-                continue
             for var in env.variables:
                 line = next((f[len(NOT_FORWARDED):] for f in var.flags if f.startswith(NOT_FORWARDED)), None)
                 if line is not None:
                     yield self.finding(f"{var.key} is exported, but the Open MPI mpirun at line {line} passes only "
                                        f"its -x variables (and OMPI_*) to ranks on other hosts: add -x {var.key}",
                                        var.name.span, key=f"{var.key}:not-forwarded")
-                    continue
-                if not var.key.startswith("NCCL_") or var.exported or var.how != "assign" or var.conditional:
-                    continue
-                used = re.compile(r"\$\{?" + re.escape(var.key) + r"\b")
-                if any(used.search(t) for t in texts.values()):
-                    continue
-                yield self.finding(f"{var.key} is set but never exported, so NCCL (a child process) does not "
-                                   f"see it", var.name.span, key=var.key, fix=_fix(var, texts.get(var.file)))
+        for _, var, texts in unexported(ws):
+            yield self.finding(f"{var.key} is set but never exported, so NCCL (a child process) does not "
+                               f"see it", var.name.span, key=var.key, fix=_fix(var, texts.get(var.file)))
 
 
 def _fix(var, text: str | None) -> Fix | None:

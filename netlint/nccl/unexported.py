@@ -1,0 +1,45 @@
+"""Shell assignments of NCCL variables that never reach NCCL: set without ``export`` (and never exported
+later, never a one-command prefix), not used by name elsewhere in the script (``-x NCCL_X=$NCCL_X``,
+``docker -e NCCL_X=$NCCL_X``), in a script that does not ``set -a``, and not in a file other scripts
+source (they export it or not). NCCL, a child process, only sees the environment (bash(1)
+"ENVIRONMENT"): NCCL322 reports these, and the rules that judge values leave them alone.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from netlint.workspace import Workspace
+
+_ALLEXPORT = re.compile(r"^\s*set\s+(-[a-zA-Z]*a|-o\s+allexport)", re.M)
+
+
+def unexported(ws: "Workspace") -> list[tuple[Any, Any, dict[str, str]]]:
+    """(env, var, the texts of the env's files) of each such assignment, computed once per run."""
+    def compute(w):
+        from netlint.nccl import scope
+
+        out = []
+        sourced = scope.sourced_files(w)
+        for env in scope.envs(w):
+            if env.format != "shell" or env.file in sourced:
+                continue
+            files = {env.file} | {v.file for v in env.variables}
+            texts = {f: w.text(f) or "" for f in files}
+            if any(_ALLEXPORT.search(t) for t in texts.values()):
+                continue
+            for var in env.variables:
+                if not var.key.startswith("NCCL_") or var.exported or var.how != "assign" or var.conditional:
+                    continue
+                used = re.compile(r"\$\{?" + re.escape(var.key) + r"\b")
+                if not any(used.search(t) for t in texts.values()):
+                    out.append((env, var, texts))
+        return out
+
+    return ws.derived("nccl.unexported", compute)
+
+
+def unexported_ids(ws: "Workspace") -> set[int]:
+    return {id(var) for _, var, _ in unexported(ws)}
