@@ -37,6 +37,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Iterable
 
 if TYPE_CHECKING:
+    from netlint.located import Span
     from netlint.models.nccl import NcclEnv, NcclVar
     from netlint.workspace import Workspace
 
@@ -124,11 +125,10 @@ def _judge(group: list["NcclEnv"], lost: dict, kept: set) -> None:
         for var in scoped_order(anchor.variables):
             if not var.conditional:
                 views.setdefault(_launch_of(anchor, var), {})[var.key] = var
-    bare = not views or _has_bare_launch(anchor, views)
     for var in conf_vars + env_vars + ([v for v in anchor.variables if v.scoped] if anchor else []):
         winners = []
         if layer(var) < PREFIX:
-            if bare:
+            if not views or _has_bare_launch(anchor, views, var.statement or var.name.span):
                 winners.append(base.get(var.key))
             winners += [view.get(var.key, base.get(var.key)) for view in views.values()]
         else:
@@ -149,11 +149,14 @@ def _run_later(winner: "NcclVar | None", var: "NcclVar", env_of: dict[int, "Nccl
     return runner is not None and run is not None and run is not runner and run.file in runner.runs
 
 
-def _has_bare_launch(anchor: "NcclEnv", views: dict) -> bool:
-    """A program of ``anchor`` runs with no one-command setting: it sees the environment as is."""
+def _has_bare_launch(anchor: "NcclEnv", views: dict, after: Span | None = None) -> bool:
+    """A program of ``anchor`` runs with no one-command setting: it sees the environment as is. With
+    ``after`` (where an assignment is written), only programs run after it in that file count: a
+    ``python -c`` substitution above an export never sees it."""
     if not anchor.launch_spans:
         return False
-    return any(("launch", s.file, s.start) not in views for s in anchor.launch_spans)
+    return any(("launch", s.file, s.start) not in views for s in anchor.launch_spans
+               if after is None or s.file != after.file or s.start >= after.end)
 
 
 def _beats(winner: "NcclVar | None", var: "NcclVar") -> bool:

@@ -263,3 +263,16 @@ def test_a_value_never_exported_is_judged_only_as_not_exported(tmp_path):
     assert sorted((f.code, *at(f)) for f in report.findings) == [("NCCL322", 2, 1), ("NCCL322", 3, 1)]
     live = lint_repo(tmp_path / "live", {"run.sh": text.replace("NCCL_PROTO=-1", "export NCCL_PROTO=-1")})
     assert [at(f) for f in live.findings if f.code == "NCCL303"] == [(2, 19)]
+
+
+def test_a_program_run_before_an_export_does_not_keep_it_alive(tmp_path):
+    # round 22 (uccl run_gh200.sh): a `python -c` substitution above the exports counted as a launch that
+    # sees them, so the -x overrides did not win and NCCL314 warned about a dead INFO
+    text = ("#!/bin/bash\nplugin=`python -c 'print(1)'`\nexport NCCL_DEBUG=INFO\n"
+            "mpirun -np 16 -N 8 -x NCCL_DEBUG=WARN ./all_reduce_perf -b 8\n")
+    report = lint_repo(tmp_path / "a", {"run.sh": text})
+    assert sorted((f.code, *at(f)) for f in report.findings) == [("NCCL324", 3, 19)]
+    after = text.replace("plugin=`python -c 'print(1)'`\nexport NCCL_DEBUG=INFO\n",
+                         "export NCCL_DEBUG=INFO\nplugin=`python -c 'print(1)'`\n")
+    report = lint_repo(tmp_path / "b", {"run.sh": after})  # the substitution sees INFO: it stays alive
+    assert [(f.code, *at(f)) for f in report.findings if f.code in ("NCCL314", "NCCL324")] == [("NCCL314", 2, 19)]
