@@ -48,6 +48,9 @@ class MalformedDeviceList(Rule):
         for env, var in scope.nccl_assignments(ws):
             if var.key not in lists.LIST_VARS or var.known is None or CONF_QUIRKS & set(var.flags):
                 continue
+            raw = getattr(var.value, "raw", "") or ""
+            if var.known == "" and "$" in raw:
+                continue  # `${NCCL_SOCKET_IFNAME:-}`, `${IFACE:-}`: the caller's value if any, else unset
             for p in lists.problems(var.key, var.known):
                 fix = value_fix(var, p.fix, ws, f"write {var.key}={p.fix}", p.safe) if p.fix else None
                 yield self.finding(p.message, piece_span(var, p.start, p.end), key=var.key, fix=fix,

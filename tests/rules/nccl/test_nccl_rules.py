@@ -22,7 +22,7 @@ EXPECTED: dict[str, dict[str, list[tuple[str, int, int]]]] = {
                         ("env.sh", 6, 31), ("env.sh", 7, 27)]},
     "NCCL304": {"bad": [("nccl.env", 1, 17), ("nccl.env", 2, 12), ("nccl.env", 3, 16), ("nccl.env", 4, 20),
                         ("nccl.env", 5, 31)]},
-    "NCCL305": {"bad": [("env.sh", 1, 33), ("env.sh", 2, 28), ("env.sh", 3, 29)]},
+    "NCCL305": {"bad": [("env.sh", 1, 33), ("env.sh", 2, 28), ("env.sh", 3, 29), ("env.sh", 4, 27)]},
     "NCCL306": {"bad": [("job.yaml", 12, 21), ("job.yaml", 15, 22)]},
     "NCCL307": {"bad": [("nccl.conf", 1, 1), ("nccl.conf", 2, 1)]},
     "NCCL308": {"bad": [("common.env", 1, 19), ("nccl.conf", 2, 20), ("run.sh", 3, 19)]},
