@@ -74,6 +74,8 @@ def _is_conf_target(word: Any, conf_file: str | None) -> bool:
     from netlint.loaders.nccl_conf import is_conf_name
 
     text = word.text
+    if "ld.so.conf.d/" in text:  # the dynamic linker's search path list (ldconfig(8)), not NCCL's file
+        return False
     return is_conf_name(posixpath.basename(text)) or (conf_file is not None and word.value == conf_file)
 
 

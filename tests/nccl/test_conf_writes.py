@@ -128,3 +128,12 @@ def test_dockerfile_run_and_chain_writes_are_not_conditional(tmp_path):
     # the same chain in a script is a condition: the echo runs only if mv succeeds
     script = lint_repo(tmp_path / "sh", {"setup.sh": "mv /a /b && echo NCCL_DEBUG=INFO >> /etc/nccl.conf\n"})
     assert [v.conditional for e in _confs(script) for v in e.variables] == [True]
+
+
+def test_the_dynamic_linkers_nccl_conf_is_not_nccls(tmp_path):
+    # round 22 (dstack's base Dockerfile): /etc/ld.so.conf.d/nccl.conf lists library folders for ldconfig(8)
+    docker = ('FROM ubuntu:22.04\nENV NCCL_HOME=/opt/nccl\nRUN echo "${NCCL_HOME}/lib" >> /etc/ld.so.conf.d/nccl.conf '
+              '&& ldconfig\nRUN echo "NCCL_ALGO=Ringg" >> /etc/nccl.conf\n')
+    script = "#!/bin/bash\ncat > /etc/ld.so.conf.d/nccl.conf <<EOF\n/opt/nccl/lib\nEOF\nldconfig\n"
+    report = lint_repo(tmp_path, {"Dockerfile": docker, "setup.sh": script})
+    assert sorted((f.file, f.code, *at(f)) for f in report.findings) == [("Dockerfile", "NCCL303", 4, 21)]
