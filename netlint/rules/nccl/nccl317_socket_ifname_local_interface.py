@@ -55,6 +55,9 @@ class SocketIfnameLocalInterface(Rule):
                 if len(var.known) <= 1:
                     continue
                 lst = lists.parse(var.known)
+                nodes = _nodes(ws, env)
+                if nodes == "one":
+                    continue  # every launch it reaches runs on one node: loopback and bridges reach every rank
                 if lst.exclude:
                     if not any(("lo" == e.name) if lst.exact else "lo".startswith(e.name) for e in lst.entries):
                         yield self.finding(
@@ -63,9 +66,6 @@ class SocketIfnameLocalInterface(Rule):
                             f"that the list allows — the loopback interface comes first", var.span,
                             key=f"{var_name}:exclude-without-lo", severity=Severity.WARNING)
                     continue
-                nodes = _nodes(ws, env)
-                if nodes == "one":
-                    continue  # every launch it reaches runs on one node: loopback and bridges reach every rank
                 for entry in lst.entries:
                     for iface, sev, what in LOCAL:
                         sample = iface if iface == "lo" else iface + "0"

@@ -115,3 +115,13 @@ def test_nccl317_loopback_on_one_node_is_silent_and_on_an_unknown_count_a_warnin
     assert got("deepspeed --include localhost:0,1 train.py") == []
     assert got("deepspeed train.py") == [((2, 27), "warning")]
     assert got("torchrun --nnodes=2 --nproc_per_node=4 train.py") == [((2, 27), "error")]
+
+
+def test_nccl317_an_exclusion_that_lets_loopback_in_is_moot_on_one_node(tmp_path):
+    # round 22 (MLPerf Dell config_common.sh: NCCL_SOCKET_IFNAME=^eno on a one-node job)
+    def got(launch):
+        report = lint_repo(tmp_path / str(abs(hash(launch))), {"run.sh": f"#!/bin/bash\nexport NCCL_SOCKET_IFNAME=^eno\n{launch}\n"})
+        return [(at(f), str(f.severity)) for f in report.findings if f.code == "NCCL317"]
+
+    assert got("torchrun --nnodes=1 --nproc_per_node=4 train.py") == []
+    assert got("torchrun --nnodes=2 --nproc_per_node=4 train.py") == [((2, 27), "warning")]
