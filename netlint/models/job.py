@@ -186,6 +186,18 @@ class TrainingJob:
         return isinstance(e, str) and any(part.startswith("eval") or part.startswith("run_eval")
                                           for part in e.lower().split("/"))
 
+    @property
+    def steps(self) -> bool:
+        """The entry point runs training steps: not an evaluation, a checkpoint converter
+        (``tools/hf2megads_weight_converter.py``, ``convert_*.py``) or a text generator
+        (``tools/generate_samples_gpt.py``), which build the model and never step an optimizer."""
+        e = self.entry.value if self.entry is not None else None
+        if not isinstance(e, str):
+            return True
+        name = e.lower().rsplit("/", 1)[-1]
+        return not (self.evaluates or "convert" in name or name.startswith("hf2") or "2hf" in name
+                    or name.startswith(("generate", "text_generation")))
+
 
 @dataclass
 class DsConfig:

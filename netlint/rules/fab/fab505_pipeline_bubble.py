@@ -18,8 +18,10 @@ class PipelineBubble(Rule):
     **Why**: every pipeline stage idles while the pipeline fills and drains (Narayanan §2.2.1-2.2.2). PP=8
     with 10 micro-batches idles 41% of the step (70% of ideal compute time). Needs no inventory.
 
-    Not reported for an evaluation entry point (``tasks/eval_harness/evaluate.py``, ``eval*.py``): it
-    forwards batches only and sets its own micro-batch count.
+    Not reported for an entry point that runs no training step: an evaluation
+    (``tasks/eval_harness/evaluate.py``, ``eval*.py``), which forwards batches only and sets its own
+    micro-batch count; a checkpoint converter (``tools/hf2megads_weight_converter.py``, ``convert_*.py``)
+    or a text generator (``tools/generate_samples_gpt.py``), which build the model and save or sample.
 
     **Bad**: PP 16 with 8 micro-batches **Good**: m ≥ 4·(p-1), or interleaving (VPP)
 
@@ -46,8 +48,8 @@ class PipelineBubble(Rule):
                 continue
             if min(g, b, dp, v) < 1:
                 continue  # no micro-batch to pipeline: a size of 0 stops the framework first
-            if job.evaluates:
-                continue  # an evaluation sets its own micro-batch count (forward passes only)
+            if not job.steps:
+                continue  # no training step: an evaluation, a checkpoint converter, a text generator
             m = g // (b * dp)
             wall = F.bubble_wall(p, m, v)
             if wall <= limit:

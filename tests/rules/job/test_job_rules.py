@@ -244,3 +244,16 @@ def test_job403_megatron_deepspeed_lowers_pp_to_what_the_world_holds(tmp_path):
     assert f.severity.name == "INFO" and at(f) == (2, col(line, "--pipeline-model-parallel-size 2") + 31) and "lowers PP from 2 to 1" in f.message
     plain = lint_repo(tmp_path / "mlm", {"run.sh": ENV + line.replace(" --deepspeed --deepspeed_config ds.json", "")})
     assert only(plain, "JOB403").severity.name == "ERROR"   # Megatron-LM asserts
+
+
+@pytest.mark.parametrize("entry, bubble", [("tools/hf2megads_weight_converter.py", False),
+                                           ("tools/checkpoint/convert.py", False),
+                                           ("tools/generate_samples_gpt.py", False), ("pretrain_gpt.py", True)])
+def test_fab505_only_for_an_entry_that_steps(tmp_path, entry, bubble):
+    # round 22 (JZ-Megatron-DeepSpeed convert_weight_llama3_70b.slurm): a weight converter builds the model,
+    # saves a checkpoint and never steps, so no step has a pipeline bubble
+    line = (f"torchrun --nproc_per_node 8 --nnodes 2 {entry} --tensor-model-parallel-size 1 "
+            "--pipeline-model-parallel-size 16 --num-layers 32 --hidden-size 4096 --num-attention-heads 32 "
+            "--micro-batch-size 1 --global-batch-size 1\n")
+    found = [at(f) for f in lint_repo(tmp_path, {"run.sh": ENV + line}).findings if f.code == "FAB505"]
+    assert bool(found) is bubble
