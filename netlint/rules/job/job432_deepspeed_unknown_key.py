@@ -26,6 +26,10 @@ class DeepSpeedUnknownKey(Rule):
 
     **Fix**: the did-you-mean spelling (unsafe).
 
+    A key that a DeepSpeed fork kept in the repository names in its config code (Habana's
+    ``deepspeed-fork/deepspeed/runtime/constants.py`` adds ``bf16.accumulate_grads_via_hooks``) is the
+    fork's, and not reported.
+
     Since 0.17.1 (deepspeedai/DeepSpeed commit e440506b) ``fp16`` and ``bf16`` are read into
     ``DeepSpeedFP16Config`` / ``DeepSpeedBF16Config``, models with ``extra="forbid"`` too
     (deepspeedai/DeepSpeed@edaa7221 deepspeed/runtime/precision_config.py, ``get_float16_config``).
@@ -45,6 +49,9 @@ class DeepSpeedUnknownKey(Rule):
         from netlint.findings import Fix, replace_span
         from netlint.nearest import close_match
 
+        from netlint.jobs.vendored_deepspeed import fork_keys
+
+        fork = fork_keys(ws)  # a DeepSpeed fork in the repository reads keys of its own
         for cfg in ds_configs(ws):
             root = cfg.root
             checks = [((), root, ds_keys.TOP, "top", Severity.WARNING)]
@@ -59,7 +66,7 @@ class DeepSpeedUnknownKey(Rule):
                     checks.append(((sec,), root.get(sec), known, "ignored", Severity.WARNING))
             for path, node, known, mode, sev in checks:
                 for k in node:
-                    if k in known or not isinstance(k, str):
+                    if k in known or not isinstance(k, str) or k in fork:
                         continue
                     hint = close_match(k, tuple(sorted(known)), 0.75)
                     if hint and not _slip(k, hint):

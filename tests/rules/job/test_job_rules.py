@@ -257,3 +257,15 @@ def test_fab505_only_for_an_entry_that_steps(tmp_path, entry, bubble):
             "--micro-batch-size 1 --global-batch-size 1\n")
     found = [at(f) for f in lint_repo(tmp_path, {"run.sh": ENV + line}).findings if f.code == "FAB505"]
     assert bool(found) is bubble
+
+
+def test_job432_a_key_a_deepspeed_fork_in_the_repository_reads(tmp_path):
+    # round 22 (mlcommons training_results_v3.1 Intel-HabanaLabs: deepspeed-fork/ reads
+    # bf16.accumulate_grads_via_hooks, runtime/constants.py BFLOAT16_GRAD_ACC_VIA_HOOKS)
+    cfg = '{\n  "train_batch_size": 8,\n  "bf16": {"enabled": true, "accumulate_grads_via_hooks": true}\n}\n'
+    files = {"ds.json": cfg, "run.sh": "deepspeed --num_gpus 8 train.py --deepspeed_config ds.json\n"}
+    f = only(lint_repo(tmp_path / "up", files), "JOB432")
+    assert at(f) == (3, 29) and f.file == "ds.json"
+    fork = 'BFLOAT16 = "bf16"\nBFLOAT16_GRAD_ACC_VIA_HOOKS = "accumulate_grads_via_hooks"\n'
+    report = lint_repo(tmp_path / "fork", dict(files, **{"deepspeed-fork/deepspeed/runtime/constants.py": fork}))
+    assert [x for x in report.findings if x.code == "JOB432"] == []
