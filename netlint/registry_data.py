@@ -7,7 +7,7 @@ kinds, one of each group present (netlint.registry.present), () = always run."""
 LOADERS = (
     ('cumulus-traffic-conf', 'netlint.loaders.cumulus_traffic', 'switches', ('.conf',), ('traffic.conf', 'qos_features.conf'), ''),
     ('inventory', 'netlint.loaders.inventory', 'inventory', ('.yaml', '.yml'), ('inventory.yaml', 'inventory.yml'), ''),
-    ('job-deepspeed', 'netlint.loaders.job_deepspeed', 'jobs', ('.json', '.hjson', '.conf'), (), ''),
+    ('job-deepspeed', 'netlint.loaders.job_deepspeed', 'jobs', ('.json', '.hjson', '.conf', '.config'), (), ''),
     ('job-hostfile', 'netlint.loaders.job_hostfile', 'jobs', ('.hostfile',), ('hostfile', 'host_file', 'hostfile.txt', 'hosts', 'host-file'), ''),
     ('job-shell', 'netlint.loaders.job_shell', 'jobs', ('.sh', '.bash', '.sbatch', '.slurm', '.sub'), (), 'shell'),
     ('job-torchtitan', 'netlint.loaders.job_toml', 'jobs', ('.toml',), (), ''),
@@ -31,6 +31,7 @@ LOADERS = (
     ('nic-sysfs', 'netlint.loaders.nic_sysfs', 'nics', (), (), 'nic_dump'),
     ('nvue-startup', 'netlint.loaders.nvue', 'switches', ('.yaml', '.yml'), (), ''),
     ('run-log', 'netlint.loaders.run_log', 'runs', ('.log', '.txt', '.out', '.err', '.nccl'), (), 'run_log'),
+    ('shell-trace-unread', 'netlint.loaders.shell_trace', 'jobs', (), (), 'shell'),
     ('sonic-config-db', 'netlint.loaders.sonic', 'switches', ('.json',), (), ''),
     ('sonic-config-db-flat', 'netlint.loaders.sonic', 'switches', ('.json',), (), ''),
     ('sonic-yang-json', 'netlint.loaders.sonic', 'switches', ('.json',), (), ''),

@@ -15,7 +15,7 @@ import re
 from typing import Any, Iterator
 
 from netlint.loader_names import SHELL_SUFFIXES
-from netlint.loaders.base import Loader, shebang_shell, shell_read_findings
+from netlint.loaders.base import Loader, is_shell_trace, shebang_shell, shell_read_findings
 from netlint.source import SourceFile
 
 SUFFIXES = (".sh", ".bash", ".sbatch", ".slurm", ".sub")
@@ -32,7 +32,7 @@ class ShellJobLoader(Loader):
 
     def claims(self, src: SourceFile) -> bool:
         text = src.text
-        if _HINT.search(text) is None:
+        if _HINT.search(text) is None or is_shell_trace(text):
             return False
         # a file without a shell suffix (`launch`, `run.frontier`) is a script by its first line
         return src.suffix in SHELL_SUFFIXES or shebang_shell(text)

@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from typing import Any, Iterator
 
-from netlint.loaders.base import Loader, shebang_shell, shell_read_findings
+from netlint.loaders.base import Loader, is_shell_trace, shebang_shell, shell_read_findings
 from netlint.source import SourceFile
 
 from netlint.loader_names import SHELL_SUFFIXES
@@ -45,7 +45,7 @@ class ShellEnvLoader(Loader):
         from netlint.nccl.build import mentions_nccl
 
         text = src.text
-        if not mentions_nccl(text):
+        if not mentions_nccl(text) or is_shell_trace(text):
             return False
         if src.suffix in SHELL_SUFFIXES or src.name == ".envrc":
             return True

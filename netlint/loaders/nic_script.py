@@ -30,7 +30,7 @@ import re
 from typing import Any, Iterator
 
 from netlint.loader_names import SHELL_SUFFIXES
-from netlint.loaders.base import Loader, script_by_name_or_first_line
+from netlint.loaders.base import Loader, is_shell_trace, script_by_name_or_first_line
 from netlint.source import SourceFile
 from netlint.nic.commands import (_MLNX_VALUE_OPTS, _path, _runs, _sets_something, _shown, _substituted_setter,
                                    _sysfs_target, _text, _written)
@@ -49,7 +49,7 @@ class NicScriptLoader(Loader):
 
     def claims(self, src: SourceFile) -> bool:
         text = src.text
-        if not any(m in text for m in _MARKERS) or not script_by_name_or_first_line(src):
+        if not any(m in text for m in _MARKERS) or not script_by_name_or_first_line(src) or is_shell_trace(text):
             return False
         reader = _ScriptReader(src)
         if not (reader.commands or reader.skipped or reader.unknown or reader.written or reader.substituted

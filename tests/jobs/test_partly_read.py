@@ -428,3 +428,15 @@ def test_a_string_both_shell_loaders_cannot_read_is_one_finding(tmp_path):
     unread = [f for f in report.findings if f.code == "NL012" and "could not read" in f.message]
     assert [at(f) for f in unread] == [(6, line.index("$(((") + 1)]
     assert "--nnodes=2 --nproc_per_node=4" in unread[0].message
+
+
+def test_a_saved_set_x_trace_is_said_and_not_read_as_a_script(tmp_path):
+    # round 22 (lumi-ai-workflow-tests log-megatron.sh): a trace's echoed output was read as a launch,
+    # which got JOB413 although the trace exports CUDA_DEVICE_MAX_CONNECTIONS
+    trace = ("+ export CUDA_DEVICE_MAX_CONNECTIONS=1\n+ CUDA_DEVICE_MAX_CONNECTIONS=1\n"
+             "+ echo Megatron-LM/pretrain_gpt.py --tensor-model-parallel-size 4 --num-layers 2\n"
+             "Megatron-LM/pretrain_gpt.py --tensor-model-parallel-size 4 --num-layers 2\n"
+             "+ python -u Megatron-LM/pretrain_gpt.py --tensor-model-parallel-size 4 --num-layers 2\n")
+    report = lint_repo(tmp_path, {"log-run.sh": trace})
+    assert [(f.code, at(f)) for f in report.findings] == [("NL012", (1, 1))]
+    assert "set -x output" in report.findings[0].message and report.workspace.jobs == []
