@@ -28,8 +28,8 @@ def is_env_name(name: str) -> bool:
 
 def is_dockerfile(name: str) -> bool:
     low = name.lower()
-    return low in ("dockerfile", "containerfile") or low.endswith((".dockerfile", ".containerfile")) \
-        or low.startswith(("dockerfile.", "containerfile."))
+    return low in ("dockerfile", "containerfile") or low.endswith((".dockerfile", ".containerfile", ".docker")) \
+        or low.startswith(("dockerfile.", "containerfile.", "dockerfile-", "dockerfile_"))
 
 
 def is_requirements(name: str) -> bool:

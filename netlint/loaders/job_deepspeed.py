@@ -16,7 +16,7 @@ from netlint.source import SourceFile
 class DeepSpeedConfigLoader(Loader):
     name = "job-deepspeed"
     kind = "jobs"
-    suffixes = (".json", ".hjson", ".conf")  # open-instruct names its DeepSpeed JSON configs *.conf
+    suffixes = (".json", ".hjson", ".conf", ".config")  # open-instruct names its DeepSpeed JSON configs *.conf
 
     def claims(self, src: SourceFile) -> bool:
         from netlint.jobs.deepspeed import DS_KEYS

@@ -89,3 +89,11 @@ def test_a_heredoc_config_named_through_pwd_is_the_one_the_script_wrote(tmp_path
     assert sorted(at(f) for f in report.findings if f.code == "JOB430") == [(3, 22), (3, 60)]
     moved = lint_repo(tmp_path / "b", {"run.sh": write + "cd /work\n" + LAUNCH.format("${PWD}/configs/ds.json")})
     assert [f for f in moved.findings if f.code == "JOB430"] == []
+
+
+def test_a_deepspeed_json_named_config_is_read(tmp_path):
+    # round 22 (kojimano/Megatron-DeepSpeed-ABCI abci/shells/deepspeed_config/ds_zero_stage_2.config)
+    cfg = '{\n  "train_batch_size": 8,\n  "zero_optimization": {"stage": 2, "overlap_com": true}\n}\n'
+    report = lint_repo(tmp_path, {"deepspeed_config/ds_zero_stage_2.config": cfg})
+    assert [(f.file, f.code, *at(f)) for f in report.findings] == [
+        ("deepspeed_config/ds_zero_stage_2.config", "JOB432", 3, 37)]

@@ -139,3 +139,11 @@ def test_scalar_text_refuses_what_it_cannot_rebuild():
     text = "a: b\n"
     node = Scalar("not what is written", Span("f", 1, 4, 1, 5, 3, 4), "b")
     assert not ScalarText(text, node, LineIndex("f", text)).located
+
+
+def test_dockerfiles_named_for_their_image(tmp_path):
+    # round 22 (lumi-ai-workflow-tests rccltest/build-rocm642.docker): skipped as "content not recognised"
+    text = "FROM rocm/pytorch:latest\nENV NCCL_DEBUG=WARN \\\n    NCCL_NET_GDR_LEVEL=phb\n"
+    report = lint_repo(tmp_path, {"build-rocm642.docker": text, "Dockerfile-gpu": text, "notes.txt": text})
+    assert sorted((f.file, f.code, *at(f)) for f in report.findings if f.code == "NCCL303") == [
+        ("Dockerfile-gpu", "NCCL303", 3, 24), ("build-rocm642.docker", "NCCL303", 3, 24)]
