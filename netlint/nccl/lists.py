@@ -154,9 +154,9 @@ def problems(name: str, value: str) -> list[Problem]:
     return out
 
 
-# Linux netdev names (systemd's predictable names en*, and eth*, bond*), which RDMA device names never
-# take: those are mlx5_*, rocep*/ibp* (systemd's RDMA names), irdma*, bnxt_re*, efa_*, …
-_NETDEV = re.compile(r"eth\d+|en[ops][0-9a-z]+|eno\d+|ens\d+[a-z0-9]*|enx[0-9a-f]{12}|bond\d+")
+# Linux netdev names (systemd's predictable names en*, and eth*, bond*, IPoIB's ib0, ib1), which RDMA
+# device names never take: those are mlx5_*, rocep*/ibp* (systemd's RDMA names), irdma*, bnxt_re*, efa_*, …
+_NETDEV = re.compile(r"eth\d+|en[ops][0-9a-z]+|eno\d+|ens\d+[a-z0-9]*|enx[0-9a-f]{12}|bond\d+|ib\d+")
 
 
 def _rebuild(lst: IfList, clean) -> str:

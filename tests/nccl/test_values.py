@@ -147,3 +147,11 @@ def test_an_ib_hca_entry_that_is_a_netdev_name_is_reported(tmp_path):
     assert [(at(f), str(f.severity)) for f in report.findings if f.code == "NCCL305"] == [((1, 27), "warning")]
     ok = lint_repo(tmp_path / "ok", {"env.sh": "export NCCL_IB_HCA=rocep1s0f0,ibp12s0,mlx5_1\n"})
     assert [f for f in ok.findings if f.code == "NCCL305"] == []
+
+
+def test_ipoib_interface_names_are_netdevs_too(tmp_path):
+    # round 22 (MLPerf v4.1 Clemson run.sub: NCCL_IB_HCA="ib0,ib3,ib4,ib5", IPoIB interfaces)
+    from tests.conftest import at, lint_repo
+
+    report = lint_repo(tmp_path, {"env.sh": 'export NCCL_IB_HCA="ib0,mlx5_1,ibp65s0"\n'})
+    assert [at(f) for f in report.findings if f.code == "NCCL305"] == [(1, 21)]
