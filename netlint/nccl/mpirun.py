@@ -216,6 +216,27 @@ def _self_reference(s: Setting, environment: Mapping[str, Any]) -> bool:
 ONE_RANK_PER_NODE = "one-rank-per-node"
 
 
+def _gpus_per_process(argv: list["Word"]) -> int | None:
+    """GPUs (NCCL ranks) each launched process drives: an nccl-tests binary runs ``-t`` threads of ``-g``
+    GPUs each (NVIDIA/nccl-tests README "Arguments": ``-t,--nthreads``, ``-g,--ngpus``); anything else one.
+    None when a count is not a number."""
+    i = program(argv)
+    name = getattr(argv[i], "value", None) if i is not None else None
+    if not isinstance(name, str) or not name.rsplit("/", 1)[-1].endswith("_perf"):
+        return 1
+    counts = {"t": 1, "g": 1}
+    words = [getattr(w, "value", None) for w in argv[i + 1:]]
+    for k, w in enumerate(words):
+        opt = {"-t": "t", "--nthreads": "t", "-g": "g", "--ngpus": "g"}.get(w) if isinstance(w, str) else None
+        if opt is None:
+            continue
+        nxt = words[k + 1] if k + 1 < len(words) else None
+        if not (isinstance(nxt, str) and nxt.isdigit()):
+            return None
+        counts[opt] = int(nxt)
+    return counts["t"] * counts["g"]
+
+
 def ranks_per_node(argv: list["Word"]) -> int | None:
     """The ranks per node an MPI launcher's options ask for (Open MPI ``-N``/``--npernode``/``--map-by
     ppr:N:node``, MPICH/Intel MPI ``-ppn``), or None when they do not say."""
@@ -243,7 +264,7 @@ def nccl_vars(argv: list["Word"], environment: Mapping[str, Any] | None = None,
     a forward too.
     """
     out = []
-    if ranks_per_node(argv) == 1:
+    if ranks_per_node(argv) == 1 and _gpus_per_process(argv) == 1:
         flags = (*flags, ONE_RANK_PER_NODE)
     for s in settings(argv, environment):
         if not passes_on(s, environment):

@@ -56,3 +56,12 @@ def test_p2p_disabled_is_moot_with_one_rank_per_node_too(tmp_path):
     assert at(f) == (1, text.index("=1") + 2)
     one = text.replace("-N 8", "-N 1")
     assert [f for f in lint_repo(tmp_path / "n1", {"run.sh": one}).findings if f.code == "NCCL311"] == []
+
+
+@pytest.mark.parametrize("args, reported", [("-g 1", False), ("-t 8 -g 1", True), ("-g 8", True),
+                                            ("--nthreads 2", True), ("-t $T", True)])
+def test_nccl_tests_threads_and_gpus_put_ranks_on_one_node(tmp_path, args, reported):
+    # round 22 (uccl run_nccl_test_single_proc.sh: mpirun -N 1 … alltoall_perf -t 8 -g 1, 8 GPUs per process)
+    text = f"mpirun -np 4 -N 1 -x NCCL_SHM_DISABLE=1 ./build/alltoall_perf -b 8 {args}\n"
+    found = _312(lint_repo(tmp_path, {"run.sh": text}))
+    assert found == ([("run.sh", 1, text.index("=1") + 2)] if reported else [])
