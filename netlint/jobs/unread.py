@@ -9,6 +9,7 @@ value stay silent; these findings say so once, at the word that could not be res
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Iterator
 
 from netlint.findings import Finding, Severity
@@ -74,6 +75,14 @@ def _may_train(word) -> bool:
     return isinstance(v, Unknown) and any(t in text for text in (word.text, *v.candidates)
                                           for t in ("pretrain", "train.py", "torchrun"))
 
+
+# A Hydra/OmegaConf override that sets a parallel size (`model.tensor_model_parallel_size=3`, `++trainer.num_nodes=4`)
+_SIZE_OVERRIDE = re.compile(r"^\+{0,2}(?:[\w.]+\.)?(?:tensor_model_parallel_size|pipeline_model_parallel_size|"
+                            r"context_parallel_size|expert_model_parallel_size|global_batch_size|micro_batch_size|"
+                            r"num_nodes|devices)=")
+
+# Container options whose value is a host:container path pair (apptainer/singularity -B, docker -v)
+_BIND_OPTS = {"-B", "--bind", "--mount", "-v", "--volume"}
 
 # Commands that print or pass text on rather than run it.
 _NOT_RUNNERS = {"echo", "printf", "print", "cat", "tee", "logger", "log", "info", "sed", "grep", "awk",
@@ -165,6 +174,12 @@ def unread_launches(script: "Script", built: list["TrainingJob"]) -> Iterator[Fi
             i > 0 and isinstance(launch.script_args[i - 1].value, str) and launch.script_args[i - 1].value.startswith("--")
             and "=" not in launch.script_args[i - 1].value and "-" not in w.text[:1]) and not _named(w)]
         if launch.script is not None and not isinstance(launch.script.value, Unknown) and not unknown_args:
+            override = next((w for w in launch.script_args if isinstance(w.value, str) and _SIZE_OVERRIDE.search(w.value)),
+                            None)
+            if override is not None:  # Megatron-Bridge / NeMo 2 recipes: `model.tensor_model_parallel_size=3`
+                yield _nl012(f"launch not read: its parallel sizes are overrides of a recipe (`{_short(override.value)}`), "
+                             "which netlint does not model; the sizes of this launch are not checked",
+                             override.span, f"unread-launch:{override.span.line}:{override.span.col}")
             continue
         word = launch.script if launch.script is not None and isinstance(launch.script.value, Unknown) \
             else next(iter(unknown_args), None)
@@ -200,6 +215,9 @@ def _script_under_launcher(cmd: "Command"):
     if not isinstance(head, str) or head.rsplit("/", 1)[-1] not in ("mpirun", "mpiexec", "srun"):
         return None
     for k, w in enumerate(cmd.argv[1:-1], 1):
+        before = cmd.argv[k - 1].value
+        if before in _BIND_OPTS or isinstance(w.value, str) and ":" in w.value:
+            continue  # `apptainer exec -B run.sh:/workspace/run.sh IMG …`: a bind mount, not the script run
         if isinstance(w.value, str) and w.value.rsplit("/", 1)[-1] in ("bash", "sh"):
             nxt = cmd.argv[k + 1]
             if isinstance(nxt.value, str) and not nxt.value.startswith("-"):

@@ -440,3 +440,24 @@ def test_a_saved_set_x_trace_is_said_and_not_read_as_a_script(tmp_path):
     report = lint_repo(tmp_path, {"log-run.sh": trace})
     assert [(f.code, at(f)) for f in report.findings] == [("NL012", (1, 1))]
     assert "set -x output" in report.findings[0].message and report.workspace.jobs == []
+
+
+def test_a_recipe_launch_sized_by_overrides_is_said_unread(tmp_path):
+    # round 22 (NVIDIA-NeMo/Megatron-Bridge slurm_pretrain.sh: run_recipe.py … model.tensor_model_parallel_size=3)
+    line = ("srun python /opt/Megatron-Bridge/scripts/training/run_recipe.py --recipe llama3_8b "
+            "model.tensor_model_parallel_size=3 train.global_batch_size=128\n")
+    report = lint_repo(tmp_path, {"run.sh": "#!/bin/bash\n#SBATCH --nodes=4\n" + line})
+    (f,) = [f for f in report.findings if f.code == "NL012"]
+    assert at(f) == (3, line.index("model.") + 1) and "overrides of a recipe" in f.message
+    plain = lint_repo(tmp_path / "p", {"run.sh": "#!/bin/bash\nsrun python train.py --epochs 3 lr=0.1\n"})
+    assert [f for f in plain.findings if f.code == "NL012"] == []
+
+
+def test_a_bind_mount_of_a_script_is_not_the_script_a_container_runs(tmp_path):
+    # round 22 (MLPerf v4.1 Clemson run.sub: srun … apptainer exec -B "run_and_time.sh:/workspace/…" IMG bash -c …)
+    line = ('srun --ntasks-per-node 8 apptainer exec --nv -B "utils.py:/workspace/utils.py" '
+            '-B "run_and_time.sh:/workspace/run_and_time.sh" image.sif bash -c "cd /workspace; ./run_and_time.sh"\n')
+    report = lint_repo(tmp_path, {"run.sub": "#!/bin/bash\n" + line})
+    assert [f for f in report.findings if f.code == "NL012"] == []
+    direct = lint_repo(tmp_path / "d", {"run.sub": "#!/bin/bash\nsrun ./run_and_time.sh pretrain_gpt.py $OPTS\n"})
+    assert ["starts `./run_and_time.sh`" in f.message for f in direct.findings if f.code == "NL012"] == [True]
