@@ -118,7 +118,7 @@ def _bitset(name: str, tokens: tuple[str, ...], default: str):
 
 def _algo_proto(name: str):
     elems = ALGOS if name == "NCCL_ALGO" else PROTOS
-    what = "algorithm" if name == "NCCL_ALGO" else "protocol"
+    what = "an algorithm" if name == "NCCL_ALGO" else "a protocol"
 
     def check_list(value: str, version) -> list[Problem]:
         lower_funcs = {f.lower() for f in FUNCS}
@@ -146,6 +146,12 @@ def _algo_proto(name: str):
                 body, body_at = body[1:], body_at + 1
             at = body_at
             for tok in body.split(","):
+                if tok and tok.lower() not in lower_elems and version is not None and before(version, (2, 24, 3)):
+                    # before 2.24.3 parseList skips a token it does not know (v2.23.4-1 src/graph/tuning.cc
+                    # L34-52): the value runs, without that element
+                    return [Problem("invalid", f"{name}: '{tok}' is not {what} ({', '.join(elems)}): NCCL "
+                                    f"{'.'.join(map(str, version))} skips it without a word (2.24.3 and later fail "
+                                    f"with ncclInvalidUsage)", "warning", at, at + max(len(tok), 1))]
                 if tok and tok.lower() not in lower_elems:   # empty tokens: handling unconfirmed
                     stripped = tok.strip()
                     if stripped.lower() in lower_elems:
@@ -154,7 +160,7 @@ def _algo_proto(name: str):
                                         f"trim tokens: it fails with ncclInvalidUsage "
                                         f"(\"Unrecognized element token\")", "error", at, at + len(tok),
                                         fix=fixed)]
-                    msg = (f"{name}: '{tok}' is not an {what} ({', '.join(elems)}): NCCL fails with "
+                    msg = (f"{name}: '{tok}' is not {what} ({', '.join(elems)}): NCCL fails with "
                            f"ncclInvalidUsage")
                     if tok.lower() == "collnet":
                         msg += "; 'Collnet' was split into CollNetDirect and CollNetChain in 2.14"

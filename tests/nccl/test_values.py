@@ -74,6 +74,10 @@ def test_version_dependent_values():
     assert kinds("NCCL_DEBUG", "ATTN", "2.30.7") == [("invalid", "error")]
     assert kinds("NCCL_DEBUG", "ATTN") == []
     assert kinds("NCCL_ALGO", "allreduce:ring", "2.23") == [("invalid", "error")]
+    # round 22 (uccl pins NCCL 2.23.4): before 2.24.3 parseList skips a token it does not know
+    assert kinds("NCCL_PROTO", "-1", "2.23.4") == [("invalid", "warning")]
+    assert kinds("NCCL_PROTO", "-1", "2.24.3") == [("invalid", "error")]
+    assert "NCCL 2.23.4 skips it" in check("NCCL_ALGO", "Ring,-1", (2, 23, 4))[0].message
 
 
 def test_problem_offsets_point_at_the_token():

@@ -56,7 +56,8 @@ class InvalidValue(Rule):
     to 2.30.4 skip the entry — GCP's stock TCPX environment lists `VERSION` — so info unless the
     repo pins 2.30.7 or later),
     and an unknown `NCCL_ALGO`/`NCCL_PROTO` token makes every communicator fail with
-    `ncclInvalidUsage`.
+    `ncclInvalidUsage` from NCCL 2.24.3 (earlier releases skip the token: a warning where the repo's
+    `nccl-version` is older).
 
     Bad:  `NCCL_ALGO=Ring, Tree`, `NCCL_P2P_LEVEL=phb`, `NCCL_DEBUG=debug`, `NCCL_IB_RETRY_CNT=15`
     Good: `NCCL_ALGO=Ring,Tree`, `NCCL_P2P_LEVEL=PHB`, `NCCL_DEBUG=WARN`, `NCCL_IB_RETRY_CNT=7`
@@ -67,7 +68,8 @@ class InvalidValue(Rule):
     Source: NVIDIA/nccl@5067397c (2.30.7) `src/misc/param.cc` L95 (integers:
     `strtoll(str, nullptr, 0)`), `src/graph/paths.cc` L243-279 with `src/graph/topo.cc` L34 (levels:
     exact, case-sensitive names, else a legacy integer, else ignored), `src/graph/tuning.cc` L55-135
-    (`NCCL_ALGO`/`NCCL_PROTO` grammar; "Unrecognized element token" → `ncclInvalidUsage`) and L17-33
+    (`NCCL_ALGO`/`NCCL_PROTO` grammar; "Unrecognized element token" → `ncclInvalidUsage`; v2.23.4-1
+    `src/graph/tuning.cc` L34-52: `parseList` skips a token no element matches) and L17-33
     (`NCCL_NTHREADS` clamped), `src/debug.cc` L45-78 (`NCCL_DEBUG` levels, `NCCL_DEBUG_SUBSYS`
     subsystems; v2.30.4-1 `src/debug.cc` L93-140 skips an unknown subsystem), `src/transport/net_ib/connect.cc` L103-108 (`NCCL_IB_ADDR_FAMILY`); NCCL User
     Guide, Environment Variables; `ibv_modify_qp(3)` (`retry_cnt` is 3 bits); NVIDIA/nccl#1814,
