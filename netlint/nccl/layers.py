@@ -128,9 +128,10 @@ def _judge(group: list["NcclEnv"], lost: dict, kept: set) -> None:
     for var in conf_vars + env_vars + ([v for v in anchor.variables if v.scoped] if anchor else []):
         winners = []
         if layer(var) < PREFIX:
-            if not views or _has_bare_launch(anchor, views, var.statement or var.name.span):
+            at = var.statement or var.name.span
+            if not views or _has_bare_launch(anchor, views, at):
                 winners.append(base.get(var.key))
-            winners += [view.get(var.key, base.get(var.key)) for view in views.values()]
+            winners += [view.get(var.key, base.get(var.key)) for where, view in views.items() if _after(where, at)]
         else:
             view = views.get(_launch_of(anchor, var), {})
             winners.append(view.get(var.key))
@@ -147,6 +148,11 @@ def _run_later(winner: "NcclVar | None", var: "NcclVar", env_of: dict[int, "Nccl
         return False
     runner, run = env_of.get(id(var)), env_of.get(id(winner))
     return runner is not None and run is not None and run is not runner and run.file in runner.runs
+
+
+def _after(where: Any, at: "Span") -> bool:
+    """The launch of a view runs after the assignment written at ``at`` (or in another file)."""
+    return not (isinstance(where, tuple) and where[0] == "launch" and where[1] == at.file and where[2] < at.end)
 
 
 def _has_bare_launch(anchor: "NcclEnv", views: dict, after: Span | None = None) -> bool:

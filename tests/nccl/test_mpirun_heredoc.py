@@ -276,3 +276,12 @@ def test_a_program_run_before_an_export_does_not_keep_it_alive(tmp_path):
                          "export NCCL_DEBUG=INFO\nplugin=`python -c 'print(1)'`\n")
     report = lint_repo(tmp_path / "b", {"run.sh": after})  # the substitution sees INFO: it stays alive
     assert [(f.code, *at(f)) for f in report.findings if f.code in ("NCCL314", "NCCL324")] == [("NCCL314", 2, 19)]
+
+
+def test_a_one_command_setting_before_an_export_does_not_keep_it_alive(tmp_path):
+    # round 22 (uccl run_gh200.sh): `IFS=, read -ra A <<< "$X"` above the exports made a launch view of its
+    # own, in which the export counted as the value seen
+    text = ('#!/bin/bash\nIFS=, read -ra HOSTS <<< "$LIST"\nexport NCCL_DEBUG=INFO\n'
+            "mpirun -np 16 -N 8 -x NCCL_DEBUG=WARN ./all_reduce_perf -b 8\n")
+    report = lint_repo(tmp_path, {"run.sh": text})
+    assert sorted((f.code, *at(f)) for f in report.findings if f.code in ("NCCL314", "NCCL324")) == [("NCCL324", 3, 19)]
