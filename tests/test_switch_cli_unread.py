@@ -33,9 +33,12 @@ def test_each_vendors_qos_forms_and_names_without_cfg(tmp_path):
         "nx2.config": "hostname nx2\npolicy-map type queuing ROCE-OUT\n  class type queuing c-out-8q-q3\n"
                       "    random-detect minimum-threshold 150 kbytes maximum-threshold 1500 kbytes ecn\n",
         "os10.cfg": "hostname os10\nwred ecn\n  random-detect ecn\n",
-        "configs/leaf2": "!RANCID-CONTENT-TYPE: arista\nhostname leaf2\ninterface Ethernet1\n   qos trust dscp\n"})
+        "configs/leaf2": "!RANCID-CONTENT-TYPE: arista\nhostname leaf2\ninterface Ethernet1\n   qos trust dscp\n",
+        # round 23 (raufarshad/ai-rocev2-lab spine1.cfg): the first QoS line is a cos map
+        "spine1.cfg": "hostname spine1\n!\nqos map cos 3 to traffic-class 3\nqos map dscp 24 to traffic-class 3\n"})
     assert sorted((f.file, *at(f)) for f in _unread(report)) == [
-        ("configs/leaf2", 4, 4), ("nx2.config", 4, 5), ("os10.cfg", 2, 1), ("qfx1.cfg", 5, 5), ("sn2700.cfg", 4, 4)]
+        ("configs/leaf2", 4, 4), ("nx2.config", 4, 5), ("os10.cfg", 2, 1), ("qfx1.cfg", 5, 5), ("sn2700.cfg", 4, 4),
+        ("spine1.cfg", 3, 1)]
 
 
 def test_files_that_only_mention_the_words_are_not_switch_configs(tmp_path):

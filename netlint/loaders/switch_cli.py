@@ -31,7 +31,7 @@ _QOS = re.compile(
     r"priority-flow-control[ \t]+(?:on|mode[ \t]+(?:on|auto)|priority[ \t]+\d+[ \t]+no-drop|watchdog|watch-dog)"
     r"|dcb[ \t]+priority-flow-control\b|traffic-class[ \t]+\d+[ \t]+congestion-control[ \t]+ecn\b"
     r"|random-detect[ \t]+ecn\b|random-detect\b[^\n]*[ \t]ecn[ \t]*$"
-    r"|qos[ \t]+map[ \t]+dscp\b|qos[ \t]+trust[ \t]+dscp\b|wred[ \t]+\S+[ \t]*$"
+    r"|qos[ \t]+map[ \t]+(?:dscp|cos|traffic-class)\b|qos[ \t]+trust[ \t]+dscp\b|wred[ \t]+\S+[ \t]*$"
     r"|(?:class-map|policy-map)[ \t]+type[ \t]+network-qos\b|pause[ \t]+(?:pfc-cos|no-drop)\b|pfc-cos[ \t]+\d"
     r"|congestion-notification-profile\b|explicit-congestion-notification;)",
     re.M)

@@ -48,7 +48,9 @@ class UnknownVariable(Rule):
     A name that is no slip of a registered one is a warning that names the closest variable without
     suggesting it (`NCCL_NET_DISABLE` is not `NCCL_NVB_DISABLE`, an NVLink-bridge knob), and info when
     the launch loads an NCCL build of its own through `LD_LIBRARY_PATH`/`LD_PRELOAD` (a fork may read
-    it: `-genv LD_LIBRARY_PATH $HOME/nccl-fork/build/lib -genv NCCL_BLINK 1`).
+    it: `-genv LD_LIBRARY_PATH $HOME/nccl-fork/build/lib -genv NCCL_BLINK 1`), or a plugin through
+    `NCCL_TUNER_PLUGIN`/`NCCL_NET_PLUGIN`/`NCCL_PROFILER_PLUGIN`/`NCCL_ENV_PLUGIN` (the plugin reads names of
+    its own: eunomia-bpf/nccl-eBPF's tuner reads `NCCL_POLICY_BPF_PATH`).
 
     Fix: rename to the suggested name when the name is the suggestion mistyped (case, one character
     added, lost, changed or swapped, or its words shortened or lengthened: `NCCL_IB_GID_IDX`); safe.
@@ -107,6 +109,12 @@ class UnknownVariable(Rule):
                                        f"that build reads it, it has no effect{closest}", var.name.span, key=name,
                                        severity=Severity.INFO)
                     continue
+                plugin = _plugin(env)
+                if plugin is not None:  # a tuner/net/profiler plugin reads its own NCCL_* names (getenv)
+                    yield self.finding(f"{name} is {checked}; this launch loads a plugin ({plugin}) that may read "
+                                       f"it: unless it does, it has no effect{closest}", var.name.span, key=name,
+                                       severity=Severity.INFO)
+                    continue
                 yield self.finding(f"{name} is {checked}: it has no effect{closest}", var.name.span, key=name,
                                    severity=Severity.WARNING)
                 continue
@@ -129,6 +137,20 @@ def _own_nccl(env) -> str | None:
             text = v.known if v.known is not None else str(getattr(v.value, "text", "") or getattr(v.value, "raw", ""))
             if "nccl" in text.lower():
                 return f"{v.key}={text}"
+    return None
+
+
+_PLUGINS = ("NCCL_TUNER_PLUGIN", "NCCL_NET_PLUGIN", "NCCL_PROFILER_PLUGIN", "NCCL_ENV_PLUGIN")
+
+
+def _plugin(env) -> str | None:
+    """A plugin library the launch loads (``NCCL_TUNER_PLUGIN=/opt/policy/libnccl-policy.so``), as written:
+    NCCL dlopens it, and what it reads is its own (NCCL User Guide, "NCCL_TUNER_PLUGIN",
+    "NCCL_NET_PLUGIN", "NCCL_PROFILER_PLUGIN")."""
+    for v in env.variables:
+        if v.key in _PLUGINS and v.value is not None and (v.known is None or v.known.strip() not in ("", "none")):
+            text = v.known if v.known is not None else str(getattr(v.value, "raw", "") or getattr(v.value, "text", ""))
+            return f"{v.key}={text}"
     return None
 
 

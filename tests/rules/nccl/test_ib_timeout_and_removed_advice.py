@@ -125,3 +125,15 @@ def test_nccl317_an_exclusion_that_lets_loopback_in_is_moot_on_one_node(tmp_path
 
     assert got("torchrun --nnodes=1 --nproc_per_node=4 train.py") == []
     assert got("torchrun --nnodes=2 --nproc_per_node=4 train.py") == [((2, 27), "warning")]
+
+
+def test_nccl301_a_name_a_loaded_plugin_may_read_is_info(tmp_path):
+    # round 23 (eunomia-bpf/nccl-eBPF: its tuner plugin reads NCCL_POLICY_BPF_PATH, plugin.cpp getenv)
+    line = ("env NCCL_TUNER_PLUGIN=/opt/policy/libnccl-policy.so NCCL_POLICY_BPF_PATH=/opt/p.o "
+            "./all_reduce_perf -b 8\n")
+    (f,) = [f for f in lint_repo(tmp_path / "p", {"t.sh": "#!/bin/bash\n" + line}).findings if f.code == "NCCL301"]
+    assert at(f) == (2, line.index("NCCL_POLICY_BPF_PATH") + 1) and f.severity == Severity.INFO
+    assert "loads a plugin (NCCL_TUNER_PLUGIN=/opt/policy/libnccl-policy.so)" in f.message
+    bare = "env NCCL_POLICY_BPF_PATH=/opt/p.o ./all_reduce_perf -b 8\n"
+    (f,) = [f for f in lint_repo(tmp_path / "b", {"t.sh": "#!/bin/bash\n" + bare}).findings if f.code == "NCCL301"]
+    assert f.severity == Severity.WARNING
