@@ -367,10 +367,11 @@ _SCHEDULER_SET = ("SLURM_", "PBS_", "LSB_", "OMPI_COMM_WORLD_", "PMI_", "PMIX_",
 # `$(dirname "$0")`, `$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)`, `$(dirname "$(realpath "$0")")`, …:
 # the folder of the running script (bash(1) BASH_SOURCE, $0), compared with quotes and blanks removed
 _SOURCE = r"(?:\$0|\$\{0\}|\$\{BASH_SOURCE(?:\[0\])?\}|\$BASH_SOURCE)"
-_RESOLVED = rf"(?:{_SOURCE}|\$\((?:realpath|readlink-[fe]|readlink)(?:-[a-z]+)?{_SOURCE}\))"
+# `--` ends a command's options (`dirname -- "$0"`, `cd -- "$(…)"`), as careful scripts write it
+_RESOLVED = rf"(?:{_SOURCE}|\$\((?:realpath|readlink-[fe]|readlink)(?:-[a-z]+)?(?:--)?{_SOURCE}\))"
 _SCRIPT_FOLDER = re.compile(
-    rf"(?:dirname{_RESOLVED}|(?:realpath|readlink-f)\$\(dirname{_RESOLVED}\)"
-    rf"|cd\$\(dirname{_RESOLVED}\)(?:>/dev/null(?:2>&1)?|&>/dev/null)?(?:&&|;)pwd(?:-P)?)")
+    rf"(?:dirname(?:--)?{_RESOLVED}|(?:realpath|readlink-f)(?:--)?\$\(dirname(?:--)?{_RESOLVED}\)"
+    rf"|cd(?:-P)?(?:--)?\$\(dirname(?:--)?{_RESOLVED}\)(?:>/dev/null(?:2>&1)?|&>/dev/null)?(?:&&|;)pwd(?:-P)?)")
 
 
 def script_folder_idiom(inner: str) -> bool:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import lint_repo, only
+from conftest import at, lint_repo, only
 
 JOB = ("#!/bin/bash\n#SBATCH --ntasks-per-node=1\n#SBATCH --gres=gpu:4\n"
        "srun torchrun --nproc_per_node 4 --nnodes $SLURM_NNODES pretrain_gpt.py --tensor-model-parallel-size $TP "
@@ -139,3 +139,18 @@ def test_a_finding_on_a_launch_in_a_here_document_batch_script_points_inside_it(
               "sbatch gen.slurm\n")
     f = only(lint_repo(tmp_path, {"submit.sh": submit}), "JOB413")
     assert (f.file, f.span.line, f.span.col) == ("submit.sh", 5, 34)
+
+
+def test_the_script_folder_idiom_with_end_of_options(tmp_path):
+    # round 23 (THUDM/slime: SCRIPT_DIR="$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" &>/dev/null && pwd)",
+    # then `source "${SCRIPT_DIR}/models/kimi-k2.sh"`): the sourced model file was not read
+    from netlint.shell.expansion import script_folder_idiom
+
+    assert script_folder_idiom('cd -- "$(dirname -- "${BASH_SOURCE[0]}")" &> /dev/null && pwd')
+    assert script_folder_idiom('dirname -- "$0"')
+    run = ('#!/bin/bash\nSCRIPT_DIR="$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" &>/dev/null && pwd)"\n'
+           'source "${SCRIPT_DIR}/models/m.sh"\n'
+           "torchrun --nproc_per_node 8 pretrain_gpt.py --tensor-model-parallel-size 4 ${MODEL_ARGS[@]}\n")
+    model = "MODEL_ARGS=(\n   --num-layers 4\n   --hidden-size 64\n   --num-attention-heads 6\n)\n"
+    report = lint_repo(tmp_path, {"scripts/run.sh": run, "scripts/models/m.sh": model})
+    assert [(f.file, *at(f)) for f in report.findings if f.code == "JOB406"] == [("scripts/models/m.sh", 4, 26)]
