@@ -39,6 +39,17 @@ def broken_continuations(script: Any, text: str, file: str) -> Iterator[Finding]
                                         starts[line - 1] + len(prev)), Severity.ERROR, key=f"continuation:{line}",
                           related=(Related(cmd.span, "runs as its own command"),))
             continue
+        if m is None and prev.strip() and not prev.rstrip().endswith("\\") and cmd.span.line >= 3 and \
+                lines[cmd.span.line - 3].rstrip().endswith("\\"):
+            # `torchrun … \` / `   --micro-batch-size 1` (no `\`) / `   --num-layers 4 \`: the continued command
+            # ends at the line without one, and the options below run as a command of their own
+            end = len(prev.rstrip())
+            yield Finding("JOB425", f"this line of a continued command has no `\\` at its end: the command ends here, "
+                                    f"and the next line (`{_first(cmd)}`) runs as a command of its own instead of "
+                                    f"reaching it", Span(file, line, end, line, end + 1, starts[line - 1] + end - 1,
+                                                         starts[line - 1] + end), Severity.ERROR,
+                          key=f"continuation:{line}", related=(Related(cmd.span, "runs as its own command"),))
+            continue
         if m is None:
             continue
         at = Span(file, line, m.start() + 1, line, m.start() + 2, starts[line - 1] + m.start(),

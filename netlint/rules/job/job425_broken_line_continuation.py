@@ -10,8 +10,9 @@ class BrokenLineContinuation(Rule):
     **What**: a launch written over several lines where one line ends in ``\\`` followed by blanks (often
     before a comment: ``--seed 2023 \\  # --report_to wandb``), and the next line starts with an option
     (``--deepspeed ds.json``); or a comment line inside a continued command (``--a \\`` / ``# --b \\`` /
-    ``--c``), whose ``#`` comments out its own trailing ``\\`` and newline. Reported by the shell reader
-    where it meets such a line.
+    ``--c``), whose ``#`` comments out its own trailing ``\\`` and newline; or a line of a continued command
+    with no ``\\`` at all, followed by option lines (``--micro-batch-size 1`` / ``--num-layers 4 \\``).
+    Reported by the shell reader where it meets such a line.
 
     **Why**: a backslash continues a line only when the newline itself follows it; ``\\`` then a space
     escapes the space (a one-character argument) and the newline ends the command (bash(1), "QUOTING":

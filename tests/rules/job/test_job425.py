@@ -26,3 +26,13 @@ def test_a_comment_line_inside_a_continued_launch_ends_it(tmp_path):
     # round 16 (MetaInit-LLM): `# --b 2 \` between continued lines; bash runs `--save ckpt` on its own
     text = "torchrun --nproc_per_node 8 train.py \\\n    --a 1 \\\n    # --b 2 \\\n    --save ckpt\n"
     assert _425(lint_repo(tmp_path, {"run.sh": text})) == [(3, 5)]
+
+
+def test_a_continued_line_without_its_backslash_ends_the_launch(tmp_path):
+    # round 23 (THUDM/slime run-kimi-k2-Instruct.sh L172): the model, optimizer and rollout options ran alone
+    text = ("torchrun --nproc_per_node 8 pretrain_gpt.py \\\n   --tensor-model-parallel-size 2 \\\n"
+            "   --micro-batch-size 1\n   --num-layers 4 \\\n   --hidden-size 256\n")
+    assert _425(lint_repo(tmp_path / "b", {"run.sh": text})) == [(3, 23)]
+    # a new command after a finished one, and options of a command of their own, are no broken continuation
+    good = "torchrun --nproc_per_node 8 train.py \\\n   --epochs 1\necho done\n"
+    assert _425(lint_repo(tmp_path / "g", {"run.sh": good})) == []
