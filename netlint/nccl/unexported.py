@@ -1,4 +1,5 @@
-"""Shell assignments of NCCL variables that never reach NCCL: set without ``export`` (and never exported
+"""Shell assignments of NCCL variables (and of the stacks beside it: ``FI_``, ``TORCH_NCCL_``, ``UCX_``, …)
+that never reach the launched processes: set without ``export`` (and never exported
 later, never a one-command prefix), not used by name elsewhere in the script (``-x NCCL_X=$NCCL_X``,
 ``docker -e NCCL_X=$NCCL_X``), in a script that does not ``set -a``, and not in a file other scripts
 source (they export it or not). NCCL, a child process, only sees the environment (bash(1)
@@ -14,6 +15,16 @@ if TYPE_CHECKING:
     from netlint.workspace import Workspace
 
 _ALLEXPORT = re.compile(r"^\s*set\s+(-[a-zA-Z]*a|-o\s+allexport)", re.M)
+# NCCL's names and those of the stacks a launch loads beside it (libfabric and aws-ofi-nccl, PyTorch's
+# ProcessGroupNCCL, UCX, libibverbs): each read from the process environment only
+JUDGED = ("NCCL_", "FI_", "OFI_NCCL_", "TORCH_NCCL_", "UCX_", "RDMAV_")
+_READERS = {"FI_": "libfabric", "OFI_NCCL_": "aws-ofi-nccl", "TORCH_NCCL_": "PyTorch", "UCX_": "UCX",
+            "RDMAV_": "libibverbs"}
+
+
+def reader(name: str) -> str:
+    """Who reads ``name`` from the environment (for messages)."""
+    return next((r for p, r in _READERS.items() if name.startswith(p)), "NCCL")
 
 
 def unexported(ws: "Workspace") -> list[tuple[Any, Any, dict[str, str]]]:
@@ -31,7 +42,7 @@ def unexported(ws: "Workspace") -> list[tuple[Any, Any, dict[str, str]]]:
             if any(_ALLEXPORT.search(t) for t in texts.values()):
                 continue
             for var in env.variables:
-                if not var.key.startswith("NCCL_") or var.exported or var.how != "assign" or var.conditional:
+                if not var.key.startswith(JUDGED) or var.exported or var.how != "assign" or var.conditional:
                     continue
                 used = re.compile(r"\$\{?" + re.escape(var.key) + r"\b")
                 if not any(used.search(t) for t in texts.values()):

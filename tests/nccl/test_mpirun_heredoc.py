@@ -285,3 +285,12 @@ def test_a_one_command_setting_before_an_export_does_not_keep_it_alive(tmp_path)
             "mpirun -np 16 -N 8 -x NCCL_DEBUG=WARN ./all_reduce_perf -b 8\n")
     report = lint_repo(tmp_path, {"run.sh": text})
     assert sorted((f.code, *at(f)) for f in report.findings if f.code in ("NCCL314", "NCCL324")) == [("NCCL324", 3, 19)]
+
+
+def test_libfabric_and_pytorch_settings_never_exported(tmp_path):
+    # round 23 (oumi-ai/oumi frontier_init.sh: FI_MR_CACHE_MONITOR=kdreg2 "Required to avoid a deadlock", no export)
+    text = "#!/bin/bash\nFI_MR_CACHE_MONITOR=kdreg2\nTORCH_NCCL_ASYNC_ERROR_HANDLING=1\nexport FI_PROVIDER=cxi\nsrun python t.py\n"
+    report = lint_repo(tmp_path, {"init.sh": text})
+    found = [(f.code, *at(f), f.message.split(" (")[0]) for f in report.findings if f.code == "NCCL322"]
+    assert found == [("NCCL322", 2, 1, "FI_MR_CACHE_MONITOR is set but never exported, so libfabric"),
+                     ("NCCL322", 3, 1, "TORCH_NCCL_ASYNC_ERROR_HANDLING is set but never exported, so PyTorch")]

@@ -14,7 +14,9 @@ class NotExported(Rule):
     What: `NCCL_X=value` on its own line (not `export`, not `declare -x`, never `export NCCL_X`
     later, not a `NCCL_X=v cmd` prefix), and the name is not used in the script (`$NCCL_X`), so it
     is not passed on some other way (`docker -e NCCL_X=$NCCL_X`). Scripts using `set -a`
-    (allexport) are skipped.
+    (allexport) are skipped. The same for the stacks NCCL loads beside it, which read the environment
+    too: libfabric and aws-ofi-nccl (`FI_*`, `OFI_NCCL_*`), PyTorch's process group (`TORCH_NCCL_*`), UCX
+    (`UCX_*`) and libibverbs (`RDMAV_*`).
 
     Why: NCCL runs in a child process (python, torchrun, srun, mpirun) and sees only exported
     variables; a plain shell variable never reaches it.
@@ -44,12 +46,12 @@ class NotExported(Rule):
 
     code = "NCCL322"
     name = "not-exported"
-    summary = "NCCL variable set in a shell script without export"
+    summary = "NCCL (or libfabric, PyTorch NCCL, UCX) variable set in a shell script without export"
     severity = Severity.WARNING
     tags = ("nccl", "shell")
 
     def check(self, ws) -> Iterator[Finding]:
-        from netlint.nccl.unexported import unexported
+        from netlint.nccl.unexported import reader, unexported
 
         sourced = scope.sourced_files(ws)
         for env in scope.envs(ws):
@@ -62,8 +64,8 @@ class NotExported(Rule):
                                        f"its -x variables (and OMPI_*) to ranks on other hosts: add -x {var.key}",
                                        var.name.span, key=f"{var.key}:not-forwarded")
         for _, var, texts in unexported(ws):
-            yield self.finding(f"{var.key} is set but never exported, so NCCL (a child process) does not "
-                               f"see it", var.name.span, key=var.key, fix=_fix(var, texts.get(var.file)))
+            yield self.finding(f"{var.key} is set but never exported, so {reader(var.key)} (in a child process) "
+                               f"does not see it", var.name.span, key=var.key, fix=_fix(var, texts.get(var.file)))
 
 
 def _fix(var, text: str | None) -> Fix | None:
