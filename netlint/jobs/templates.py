@@ -217,4 +217,5 @@ def unfilled_message(t: Template) -> str:
     names = t.names
     shown = ", ".join(names[:6]) + (f", … ({len(names)} in all)" if len(names) > 6 else "")
     return (f"template: placeholders {shown} are filled before use (by sed, envsubst or a template engine such "
-            "as Helm) and no script netlint read fills this file, so it is not checked as a config")
+            "as Helm) and netlint could tie no script it read to this file (one may fill it through a path "
+            "only the run knows), so it is not checked as a config")
