@@ -19,7 +19,8 @@ from netlint.loaders.base import Loader, is_shell_trace, shebang_shell, shell_re
 from netlint.source import SourceFile
 
 SUFFIXES = (".sh", ".bash", ".sbatch", ".slurm", ".sub")
-_HINT = re.compile(r"torchrun|torch\.distributed|\bdeepspeed\b|pretrain_|\bdeepy\.py\b|--tensor-model-parallel-size|\bmpirun\b|\bmpiexec\b|"
+_HINT = re.compile(r"torchrun|torch\.distributed|\bdeepspeed\b|pretrain_|\bdeepy\.py\b|--tensor-model-parallel-size|"
+                   r"--model-parallel-size|--num-layers\b|\bmpirun\b|\bmpiexec\b|"
                    r"--micro-batch-size|\bsbatch\b|\bsrun\b|\baccelerate(?:[ \t]+|-)launch\b|\baccelerate\.commands\.launch\b|"
                    r"^\s*(?:source|\.)\s|^#SBATCH", re.M)
 

@@ -415,3 +415,11 @@ def test_a_fork_one_folder_above_a_tools_entry_script(tmp_path):
     assert job.vendored.path == "megatron"
     upstream = lint_repo(tmp_path / "u", {"tools/generate_samples_gpt.py": "import sys\n", "scripts/gen.sh": line})
     assert codes(upstream, "JOB402")  # no fork: upstream's parser judges
+
+
+def test_a_script_with_megatron_sizes_but_no_launcher_word_is_read(tmp_path):
+    # round 23 (yandex/YaLM-100B generate_text.sh: python tools/generate_samples_gpt2.py --model-parallel-size 3 …)
+    line = "python tools/generate_samples_gpt2.py --model-parallel-size 3 --num-layers 24 --hidden-size 1024\n"
+    report = lint_repo(tmp_path, {"gen.sh": "#!/bin/bash\n" + line})
+    f = only(report, "JOB402")
+    assert at(f) == (2, col(line, "--model-parallel-size")) and len(report.workspace.jobs) == 1
