@@ -12,6 +12,8 @@ plus what the command line passes:
 - enroot: ``enroot start|exec -e, --env KEY[=VAL]`` "Export an environment variable inside the
   container" (NVIDIA/enroot ``doc/cmd/start.md``, ``doc/cmd/exec.md``).
 - Run:ai: ``runai … submit -e, --environment NAME=VALUE`` (Run:ai CLI reference, ``runai submit``).
+- Ray: ``ray job submit --runtime-env-json '{"env_vars": {...}}'`` (Ray docs, "Runtime environments":
+  ``env_vars`` are set in the job's processes).
 
 Only those options are read, up to the program the container runs (a launcher or a shell word, or
 ``--``): a word after it is that program's argument. ``--env-file`` is not read here (a file in the
@@ -20,6 +22,7 @@ repository is read as an env file of its own).
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any, Mapping
 
 from netlint.nccl.mpirun import CONTAINER, CONTAINER_FORWARD, NAME, Setting, _forwarded, _hull, _value
@@ -28,7 +31,8 @@ if TYPE_CHECKING:
     from netlint.shell.model import Word
 
 _SUBCOMMANDS = {"docker": ("run", "create", "exec"), "podman": ("run", "create", "exec"),
-                "nvidia-docker": ("run", "create", "exec"), "enroot": ("start", "exec"), "runai": ("submit",)}
+                "nvidia-docker": ("run", "create", "exec"), "enroot": ("start", "exec"), "runai": ("submit",),
+                "ray": ("submit",)}
 _OPTIONS = {"-e", "--env", "--environment"}
 # Options of the container CLIs that take the next word as their value (docker container run --help)
 _VALUED = {"--entrypoint", "--name", "-v", "--volume", "-w", "--workdir", "--network", "--net", "--ipc",
@@ -82,6 +86,12 @@ def settings(argv: list["Word"], environment: Mapping[str, Any] | None = None) -
         if isinstance(v, str) and v.startswith(("--env=", "--environment=")):
             cut = v.index("=") + 1
             out.extend(_env_word(w, w.slice(cut), environment))
+        elif v == "--runtime-env-json" and i + 1 < n:
+            out.extend(_runtime_env(w, argv[i + 1]))
+            i += 2
+            continue
+        elif isinstance(v, str) and v.startswith("--runtime-env-json="):
+            out.extend(_runtime_env(w, w.slice(len("--runtime-env-json="))))
         i += 1
     return out, program
 
@@ -95,6 +105,25 @@ def _env_word(opt: "Word", arg: "Word", environment) -> list[Setting]:
     if eq:
         return [Setting(name, _value(arg.slice(len(name_text) + 1)), CONTAINER, opt, _hull(opt.span, arg.span))]
     return [Setting(name, _forwarded(name, environment), CONTAINER_FORWARD, opt, _hull(opt.span, arg.span))]
+
+
+_PAIR = re.compile(r'"([A-Za-z_][A-Za-z0-9_]*)"\s*:\s*"([^"\\]*)"')
+
+
+def _runtime_env(opt: "Word", arg: "Word") -> list[Setting]:
+    """``ray job submit --runtime-env-json '{"env_vars": {"NCCL_X": "v"}}'``: the job's environment (Ray docs,
+    "Runtime environments": ``env_vars`` are set for the job's processes); string values only."""
+    text = arg.text if isinstance(arg.value, str) else ""
+    at = text.find('"env_vars"')
+    start = text.find("{", at) if at >= 0 else -1
+    end = text.find("}", start) if start >= 0 else -1
+    if start < 0 or end < 0:
+        return []
+    out = []
+    for m in _PAIR.finditer(text, start, end):
+        name = arg.slice(m.start(1), m.end(1))
+        out.append(Setting(name, _value(arg.slice(m.start(2), m.end(2))), CONTAINER, opt, _hull(opt.span, arg.span)))
+    return out
 
 
 def nccl_vars(argv: list["Word"], environment: Mapping[str, Any] | None = None, flags: tuple[str, ...] = (),

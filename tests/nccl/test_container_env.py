@@ -64,3 +64,13 @@ def test_a_container_cli_behind_sudo_or_srun_and_an_entrypoint_shell(tmp_path):
     assert sorted((f.file, *at(f)) for f in report.findings if f.code == "NCCL303") == where
     hows = sorted((v.file, v.key, v.how) for v in _vars(report, "") if v.key in ("NCCL_ALGO", "NCCL_DEBUG"))
     assert ("b.sh", "NCCL_DEBUG", "srun-export-all") in hows and ("b.sh", "NCCL_ALGO", "container-env") in hows
+
+
+def test_ray_job_submit_runtime_env_json(tmp_path):
+    # round 23 (THUDM/slime: RUNTIME_ENV_JSON="{ \"env_vars\": {…} }"; ray job submit --runtime-env-json=…)
+    script = ('#!/bin/bash\nRUNTIME_ENV_JSON="{\n  \\"env_vars\\": {\n    \\"NCCL_ALGO\\": \\"Ringg\\"\n  }\n}"\n'
+              'ray job submit --address="http://127.0.0.1:8265" --runtime-env-json="${RUNTIME_ENV_JSON}" '
+              '-- python3 train.py\n')
+    report = lint_repo(tmp_path, {"run.sh": script})
+    assert [(v.key, v.how, v.command) for v in _vars(report)] == [("NCCL_ALGO", "container-env", "python3")]
+    assert at(only(report, "NCCL303")) == (4, 22)
