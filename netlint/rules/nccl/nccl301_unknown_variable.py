@@ -103,16 +103,16 @@ class UnknownVariable(Rule):
                 checked = (f"not a variable NCCL reads (checked against NCCL {SOURCE_VERSION} source, the "
                            f"{BINARY_VERSION} library and older releases) nor one PyTorch or a known plugin reads")
                 closest = f"; the closest NCCL variable is {hint}, another knob" if hint else ""
-                own = _own_nccl(env)
-                if own is not None:  # a build of its own (a fork) may read names NVIDIA's NCCL does not
-                    yield self.finding(f"{name} is {checked}; this launch loads an NCCL of its own ({own}): unless "
-                                       f"that build reads it, it has no effect{closest}", var.name.span, key=name,
-                                       severity=Severity.INFO)
-                    continue
                 plugin = _plugin(env)
                 if plugin is not None:  # a tuner/net/profiler plugin reads its own NCCL_* names (getenv)
                     yield self.finding(f"{name} is {checked}; this launch loads a plugin ({plugin}) that may read "
                                        f"it: unless it does, it has no effect{closest}", var.name.span, key=name,
+                                       severity=Severity.INFO)
+                    continue
+                own = _own_nccl(env)
+                if own is not None:  # a build of its own (a fork) may read names NVIDIA's NCCL does not
+                    yield self.finding(f"{name} is {checked}; this launch loads an NCCL of its own ({own}): unless "
+                                       f"that build reads it, it has no effect{closest}", var.name.span, key=name,
                                        severity=Severity.INFO)
                     continue
                 yield self.finding(f"{name} is {checked}: it has no effect{closest}", var.name.span, key=name,
