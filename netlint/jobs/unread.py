@@ -134,6 +134,12 @@ def unread_launches(script: "Script", built: list["TrainingJob"]) -> Iterator[Fi
                          "no training job was built from this line, so its sizes are not checked",
                          head.span, f"unread-launch:{head.span.line}:{head.span.col}")
             continue
+        started = _unknown_after_srun(cmd) if launch is None else None
+        if started is not None:  # `srun $PYTHON3 train.py …`: the program srun starts is only known to the run
+            yield _nl012(f"launch not read: the program srun starts, `{_written(started, cmd)}`, is unknown "
+                         f"({started.value.reason}); no training job was built from this line, so its sizes are "
+                         "not checked", started.span, f"unread-launch:{started.span.line}:{started.span.col}")
+            continue
         if launch is None and _unknown_launcher(cmd, script):
             from netlint.jobs.launch import past_wrappers
 
@@ -188,6 +194,18 @@ def unread_launches(script: "Script", built: list["TrainingJob"]) -> Iterator[Fi
         yield _nl012(f"launch not read: `{_written(word, cmd)}` is unknown ({word.value.reason}); netlint "
                      f"cannot tell whether this {launch.launcher} line starts a training job",
                      word.span, f"unread-launch:{word.span.line}:{word.span.col}")
+
+
+def _unknown_after_srun(cmd: "Command"):
+    """The unknown word ``srun`` (behind ``time``/``nohup`` …) starts as its program, else None."""
+    from netlint.jobs.launch import _name, _srun_opts, past_wrappers
+
+    at = past_wrappers(cmd.argv)
+    if at >= len(cmd.argv) or _name(cmd.argv[at]) != "srun":
+        return None
+    _, j = _srun_opts(cmd.argv, at + 1)
+    word = cmd.argv[j] if j < len(cmd.argv) else None
+    return word if word is not None and isinstance(word.value, Unknown) else None
 
 
 def _named(w) -> bool:

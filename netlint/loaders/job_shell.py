@@ -20,7 +20,8 @@ from netlint.source import SourceFile
 
 SUFFIXES = (".sh", ".bash", ".sbatch", ".slurm", ".sub")
 _HINT = re.compile(r"torchrun|torch\.distributed|\bdeepspeed\b|pretrain_|\bdeepy\.py\b|--tensor-model-parallel-size|"
-                   r"--model-parallel-size|--num-layers\b|\bmpirun\b|\bmpiexec\b|"
+                   r"--model-parallel-size|--num-layers\b|--deepspeed_config|\bmpirun\b|\bmpiexec\b|"
+                   r"\b(?:aprun|jsrun|lrun|ibrun|flux|pbsdsh|blaunch)\b|^#PBS|"
                    r"--micro-batch-size|\bsbatch\b|\bsrun\b|\baccelerate(?:[ \t]+|-)launch\b|\baccelerate\.commands\.launch\b|"
                    r"^\s*(?:source|\.)\s|^#SBATCH", re.M)
 

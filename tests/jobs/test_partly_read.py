@@ -461,3 +461,15 @@ def test_a_bind_mount_of_a_script_is_not_the_script_a_container_runs(tmp_path):
     assert [f for f in report.findings if f.code == "NL012"] == []
     direct = lint_repo(tmp_path / "d", {"run.sub": "#!/bin/bash\nsrun ./run_and_time.sh pretrain_gpt.py $OPTS\n"})
     assert ["starts `./run_and_time.sh`" in f.message for f in direct.findings if f.code == "NL012"] == [True]
+
+
+def test_a_script_started_only_by_another_launcher_or_an_unknown_program_under_srun(tmp_path):
+    # round 24 (argonne-lcf/dl_scaling train_ddp.sh: aprun only, skipped in silence; ml-benchmarks: srun $PYTHON3)
+    report = lint_repo(tmp_path / "a", {"run.sh": "#!/bin/bash\n#PBS -l select=4\naprun -n 16 -N 4 python train.py "
+                                                  "--deepspeed_config ds.json\n",
+                                        "ds.json": '{"train_batch_size": 64, "train_micro_batch_size_per_gpu": 4}\n'})
+    assert [(f.code, *at(f)) for f in report.findings] == [("NL012", 3, 1)]
+    line = "srun $PYTHON3 train.py --deepspeed --deepspeed_config ds.json\n"
+    report = lint_repo(tmp_path / "s", {"job.sh": "#!/bin/bash\n#SBATCH --nodes=2\n" + line})
+    (f,) = [f for f in report.findings if f.code == "NL012"]
+    assert at(f) == (3, 6) and "the program srun starts, `$PYTHON3`, is unknown" in f.message

@@ -103,6 +103,8 @@ def _reads_info_lines(text: str) -> bool:
 
 
 def _for_debugging(path: str) -> bool:
-    """A file named for debugging (Azure/aks-rdma-infiniband's `values-debug.yaml` overlay)."""
-    return "debug" in path.rsplit("/", 1)[-1].lower()
+    """A file named for debugging (Azure/aks-rdma-infiniband's `values-debug.yaml` overlay) or for collecting
+    NCCL's trace (argonne-lcf/alcf-nccl-tests `trace.sh`)."""
+    name = path.rsplit("/", 1)[-1].lower()
+    return "debug" in name or "trace" in name
 

@@ -137,3 +137,10 @@ def test_nccl301_a_name_a_loaded_plugin_may_read_is_info(tmp_path):
     bare = "env NCCL_POLICY_BPF_PATH=/opt/p.o ./all_reduce_perf -b 8\n"
     (f,) = [f for f in lint_repo(tmp_path / "b", {"t.sh": "#!/bin/bash\n" + bare}).findings if f.code == "NCCL301"]
     assert f.severity == Severity.WARNING
+
+
+def test_nccl314_a_script_named_for_collecting_a_trace(tmp_path):
+    # round 24 (argonne-lcf/alcf-nccl-tests pytests/trace.sh writes NCCL's TRACE output to trace/<date>)
+    text = "#!/bin/bash\nexport NCCL_DEBUG=TRACE\nmpiexec -n 8 python train.py\n"
+    report = lint_repo(tmp_path, {"trace.sh": text, "train.sh": text})
+    assert [(f.file, *at(f)) for f in report.findings if f.code == "NCCL314"] == [("train.sh", 2, 19)]
