@@ -195,4 +195,7 @@ def command_env(file: str, file_text: str, index: Any, container: MapNode, env_v
             s = var.value.span
             var.value = Scalar(var.value.value, s, file_text[s.start:s.end], False)
     first = nodes[0].span
-    return out, [_text(nodes[0])], [first], []
+    launched = [_text(nodes[0])]
+    if prog is not None and isinstance(ws[prog].value, str):  # what mpirun starts (an nccl-tests binary)
+        launched.append(ws[prog].value)
+    return out, launched, [first], []

@@ -85,6 +85,9 @@ def _benchmark(ws, env, var) -> str | None:
     (an `mpirun -x` for `all_reduce_perf`, a benchmark pod's env, a script that only runs `*_perf`, or
     runs a script of the repository that does: `mpirun -np 2 ./run_test.sh`)."""
     programs = [var.command] if var.command else list(getattr(env, "launches", ()))
+    if var.command and var.command.rsplit("/", 1)[-1] in _LAUNCHERS:
+        # `NCCL_DEBUG=INFO mpirun … all_reduce_perf`: a prefix of the launcher reaches what it starts
+        programs += list(getattr(env, "launches", ()))
     runs = set(getattr(env, "runs", ()))
     if runs and not var.command:
         by_file = {e.file: e for e in ws.nccl_envs if getattr(e, "format", None) == "shell"}

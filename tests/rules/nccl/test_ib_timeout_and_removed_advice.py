@@ -144,3 +144,26 @@ def test_nccl314_a_script_named_for_collecting_a_trace(tmp_path):
     text = "#!/bin/bash\nexport NCCL_DEBUG=TRACE\nmpiexec -n 8 python train.py\n"
     report = lint_repo(tmp_path, {"trace.sh": text, "train.sh": text})
     assert [(f.file, *at(f)) for f in report.findings if f.code == "NCCL314"] == [("train.sh", 2, 19)]
+
+
+def test_nccl314_info_for_an_nccl_tests_run_however_the_setting_is_written(tmp_path):
+    # round 24 (dibaotian nccl-test-docker_mpirun_example.sh, KeitaW p5 MPIJob): a prefix of mpirun and a
+    # launcher pod's env entry reach only the nccl-tests binary mpirun starts
+    from tests.conftest import mpijob
+
+    text = "#!/bin/bash\nNCCL_DEBUG=INFO mpirun -np 2 --hostfile hosts ./build/all_reduce_perf -b 1M -e 8M\n"
+    (f,) = [f for f in lint_repo(tmp_path / "p", {"t.sh": text}).findings if f.code == "NCCL314"]
+    assert at(f) == (2, 12) and f.severity == Severity.INFO and "nccl-tests run (all_reduce_perf)" in f.message
+    job = mpijob('["mpirun", "-np", "16", "-x", "NCCL_DEBUG", "/opt/nccl-tests/build/all_reduce_perf"]')
+    job = job.replace("            command:", "            env:\n            - {name: NCCL_DEBUG, value: INFO}\n            command:")
+    (f,) = [f for f in lint_repo(tmp_path / "k", {"job.yaml": job}).findings if f.code == "NCCL314"]
+    assert f.severity == Severity.INFO and at(f) == (15, 41)
+
+
+def test_nccl301_gpuviz_names_are_the_tcpxo_stacks_and_unused_loads_no_plugin(tmp_path):
+    # round 24 (google/nccl-plugin-gpudirect-tcpxo run-nccl-tcpxo.sh: NCCL_GPUVIZ_*, NCCL_TUNER_PLUGIN=UNUSED)
+    text = ("#!/bin/bash\nexport NCCL_TUNER_PLUGIN=UNUSED\nexport NCCL_GPUVIZ_READ_INTERVAL_IN_MICROSECONDS=1000000\n"
+            "export NCCL_MADE_UP_KNOB=1\n")
+    found = [f for f in lint_repo(tmp_path, {"t.sh": text}).findings if f.code == "NCCL301"]
+    assert [(at(f), f.severity) for f in found] == [((4, 8), Severity.WARNING)]
+    assert "loads a plugin" not in found[0].message
