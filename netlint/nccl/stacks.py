@@ -32,6 +32,10 @@ PREFIXES: dict[str, str] = {
     "TORCH_NCCL_": "torch", "TORCH_FR_": "torch", "TORCH_DISTRIBUTED_": "torch",
     "RCCL_": "rccl", "HSA_": "rccl", "HIP_": "rccl", "ROCR_": "rccl",
     "NCCL_GPUDIRECTTCPX_": "tcpx", "NCCL_FASTRAK_": "tcpx",
+    # GCP's GPUViz telemetry library and shim layer, closed source, shipped with the TCPXO plugin (google/
+    # nccl-plugin-gpudirect-tcpxo README, fastrak_offload/profiler_gpuviz.cc; GCP's run-nccl-tcpxo.sh sets
+    # NCCL_SHIMNET_SHIM_LAYERS): their names are the stack's, never NCCL's
+    "NCCL_GPUVIZ_": "tcpx", "NCCL_SHIMNET_": "tcpx",
     "UCX_": "ucx",
     "RDMAV_": "rdma", "IBV_": "rdma", "VERBS_LOG_": "rdma",
 }

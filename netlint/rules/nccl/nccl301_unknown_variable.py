@@ -141,6 +141,9 @@ def _own_nccl(env) -> str | None:
 
 
 _PLUGINS = ("NCCL_TUNER_PLUGIN", "NCCL_NET_PLUGIN", "NCCL_PROFILER_PLUGIN", "NCCL_ENV_PLUGIN")
+# values that load no plugin: NCCL tries libnccl-tuner-<value>.so, finds none and keeps its own (GCP's
+# TCPXO scripts write NCCL_TUNER_PLUGIN=UNUSED; nccl src/plugin/tuner.cc)
+_NO_PLUGIN = ("", "none", "unused", "0", "false", "disable", "disabled")
 
 
 def _plugin(env) -> str | None:
@@ -148,7 +151,7 @@ def _plugin(env) -> str | None:
     NCCL dlopens it, and what it reads is its own (NCCL User Guide, "NCCL_TUNER_PLUGIN",
     "NCCL_NET_PLUGIN", "NCCL_PROFILER_PLUGIN")."""
     for v in env.variables:
-        if v.key in _PLUGINS and v.value is not None and (v.known is None or v.known.strip() not in ("", "none")):
+        if v.key in _PLUGINS and v.value is not None and (v.known is None or v.known.strip().lower() not in _NO_PLUGIN):
             text = v.known if v.known is not None else str(getattr(v.value, "raw", "") or getattr(v.value, "text", ""))
             return f"{v.key}={text}"
     return None
