@@ -76,6 +76,13 @@ class ShellEnvLoader(Loader):
         from netlint.nccl.reach import launch_nodes
 
         env.launch_nodes = launch_nodes(script, src.path)
+        from netlint.nccl.mpirun import ONE_RANK_PER_NODE
+        from netlint.nccl.reach import one_rank_per_node
+
+        if one_rank_per_node(script, src.path):  # `torchrun --nproc_per_node=1` on each node: no two ranks share one
+            for var in env.variables:
+                if ONE_RANK_PER_NODE not in var.flags:
+                    var.flags.append(ONE_RANK_PER_NODE)
         yield env
         yield from unread_source_args(script)
         yield from unread_sources(script, src.path)

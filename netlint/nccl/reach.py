@@ -90,3 +90,23 @@ def launch_nodes(script: Any, file: str) -> str:
     if not verdicts:
         return ""
     return "one" if all(v == "one" for v in verdicts) else "unknown"
+
+
+def one_rank_per_node(script: Any, file: str) -> bool:
+    """Every command of ``file`` that starts ranks starts one per node: ``torchrun --nproc_per_node 1``
+    (torch/distributed/run.py: that many worker processes on each node), ``deepspeed --num_gpus 1``."""
+    from netlint.jobs.launch import find_launch
+
+    seen = False
+    for cmd in script.commands:
+        if cmd.span.file != file or cmd.parent is not None:
+            continue
+        launch = find_launch(cmd)
+        if launch is None:
+            continue
+        key = {"torchrun": "nproc-per-node", "deepspeed": "num-gpus"}.get(launch.launcher)
+        word = launch.opts.get(key) if key else None
+        if word is None or getattr(word, "value", None) != "1":
+            return False
+        seen = True
+    return seen

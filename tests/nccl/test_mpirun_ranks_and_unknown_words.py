@@ -65,3 +65,12 @@ def test_nccl_tests_threads_and_gpus_put_ranks_on_one_node(tmp_path, args, repor
     text = f"mpirun -np 4 -N 1 -x NCCL_SHM_DISABLE=1 ./build/alltoall_perf -b 8 {args}\n"
     found = _312(lint_repo(tmp_path, {"run.sh": text}))
     assert found == ([("run.sh", 1, text.index("=1") + 2)] if reported else [])
+
+
+def test_torchrun_with_one_process_per_node(tmp_path):
+    # round 24 (dibaotian nccl-tests-platform-setup ddp/tcp_torchrun.sh: NCCL_P2P_DISABLE=1, --nproc_per_node=1)
+    text = "#!/bin/bash\nexport NCCL_P2P_DISABLE=1\ntorchrun --nproc_per_node={n} --nnodes=2 train.py\n"
+    one = lint_repo(tmp_path / "one", {"t.sh": text.format(n=1)})
+    assert [f for f in one.findings if f.code == "NCCL311"] == []
+    eight = lint_repo(tmp_path / "eight", {"t.sh": text.format(n=8)})
+    assert [at(f) for f in eight.findings if f.code == "NCCL311"] == [(2, 25)]
