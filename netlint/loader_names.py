@@ -108,11 +108,13 @@ RUN_LOG_SUFFIXES = (".log", ".txt", ".out", ".err", ".nccl")
 
 def run_log(name: str, suffix: str) -> bool:
     """Log names, and the schedulers' output files: PBS/SGE `job.sh.o7194285` / `.e…`, LSF `%J.o`
-    (`gpt3.3314739.o`)."""
+    (`gpt3.3314739.o`); nccl-tests results saved as `.dat` and numbered logs (`output.dat.1`, `run.log.2`)."""
     if suffix in RUN_LOG_SUFFIXES:
         return True
     if len(suffix) > 2 and suffix[:2] in (".o", ".e") and suffix[2:].isdigit():
         return True
+    if suffix in (".dat",) or suffix[1:].isdigit() and re.search(r"\.(?:log|out|err|txt|dat)\.\d+$", name.lower()):
+        return True  # a result file (`all_reduce_output.dat`) or a numbered one (`run.log.1`, `output.dat.1`)
     return suffix in (".o", ".e") and name[:-2].rsplit(".", 1)[-1].isdigit()
 
 

@@ -476,3 +476,11 @@ def test_the_only_launch_is_the_logs_only_when_the_log_shows_its_values(tmp_path
     assert [f.key.split(":", 1)[1] for f in found] == ["NCCL_IB_TIMEOUT:unread"]
     other = log.replace("NCCL_IB_GID_INDEX set by environment to 3.", "NCCL_IB_GID_INDEX set by environment to 4.")
     assert lint(tmp_path / "o", {"scripts/train.sh": script, "logs/run.log": other}, "RUN707") == []
+
+
+def test_numbered_and_dat_result_files_are_read(tmp_path):
+    # round 24 (argonne-lcf/alcf-nccl-tests: aprun … all_reduce_perf >& all_reduce_output.dat.1)
+    from netlint.loader_names import run_log
+
+    assert run_log("all_reduce_output.dat.1", ".1") and run_log("run.log.2", ".2") and run_log("out.dat", ".dat")
+    assert not run_log("model.v1.2", ".2") and not run_log("data.1", ".1")
