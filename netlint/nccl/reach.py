@@ -60,15 +60,8 @@ def launch_nodes(script: Any, file: str) -> str:
     ``--nnodes`` or with 1, ``deepspeed --num_nodes 1`` or ``--include`` of one host), "unknown" (a
     ``deepspeed`` without either, which runs on this machine unless ``/job/hostfile`` lists others; an
     option word only the run knows), else "" (several nodes, or a launcher netlint does not read)."""
-    from netlint.jobs.launch import find_launch
-
     verdicts = []
-    for cmd in script.commands:
-        if cmd.span.file != file or cmd.parent is not None:
-            continue
-        launch = find_launch(cmd)
-        if launch is None:
-            continue
+    for launch in _launches(script, file):
         if launch.wrappers or launch.launcher not in ("torchrun", "deepspeed"):
             return ""
         o = launch.opts
@@ -95,18 +88,22 @@ def launch_nodes(script: Any, file: str) -> str:
 def one_rank_per_node(script: Any, file: str) -> bool:
     """Every command of ``file`` that starts ranks starts one per node: ``torchrun --nproc_per_node 1``
     (torch/distributed/run.py: that many worker processes on each node), ``deepspeed --num_gpus 1``."""
-    from netlint.jobs.launch import find_launch
-
     seen = False
-    for cmd in script.commands:
-        if cmd.span.file != file or cmd.parent is not None:
-            continue
-        launch = find_launch(cmd)
-        if launch is None:
-            continue
+    for launch in _launches(script, file):
         key = {"torchrun": "nproc-per-node", "deepspeed": "num-gpus"}.get(launch.launcher)
         word = launch.opts.get(key) if key else None
         if word is None or getattr(word, "value", None) != "1":
             return False
         seen = True
     return seen
+
+
+def _launches(script: Any, file: str):
+    """The launches (netlint.jobs.launch) of the top-level commands written in ``file``."""
+    from netlint.jobs.launch import find_launch
+
+    for cmd in script.commands:
+        if cmd.span.file == file and cmd.parent is None:
+            launch = find_launch(cmd)
+            if launch is not None:
+                yield launch
