@@ -148,7 +148,8 @@ class NcclEnv(Model):
     runs: list[str] = Field(default_factory=list,
                             description="shell: scripts of the repository this one runs (bash run.sh, srun ./x.sh)")
     runs_only: bool = Field(False, description="shell: all this script starts that could use NCCL is those scripts")
-    launch_nodes: str = Field("", description="shell: one (every launch of ranks runs on one node), unknown, or empty")
+    launch_nodes: str = Field("", description="shell: one (every launch of ranks runs on one node), many, unknown, "
+                                               "or empty (not read)")
 
     def nccl(self) -> list[NcclVar]:
         return [v for v in self.variables if v.key.startswith("NCCL_")]

@@ -59,7 +59,8 @@ def launch_nodes(script: Any, file: str) -> str:
     """How many nodes the commands of ``file`` that start ranks run on: "one" (``torchrun`` without
     ``--nnodes`` or with 1, ``deepspeed --num_nodes 1`` or ``--include`` of one host), "unknown" (a
     ``deepspeed`` without either, which runs on this machine unless ``/job/hostfile`` lists others; an
-    option word only the run knows), else "" (several nodes, or a launcher netlint does not read)."""
+    option word only the run knows), "many" (``torchrun --nnodes 2``, ``deepspeed --num_nodes 2`` or
+    ``--include`` of several hosts), else "" (a launcher or a count netlint does not read)."""
     verdicts = []
     for launch in _launches(script, file):
         if launch.wrappers or launch.launcher not in ("torchrun", "deepspeed"):
@@ -68,7 +69,7 @@ def launch_nodes(script: Any, file: str) -> str:
         if launch.launcher == "torchrun":
             n = o.get("nnodes")
             if n is not None and not (isinstance(n.value, str) and n.value in ("1", "1:1")):
-                return ""
+                return "many" if isinstance(n.value, str) and n.value.split(":")[-1].isdigit() else ""
             verdicts.append("unknown" if launch.opaque or (n is None and o.get("rdzv-endpoint") is not None)
                             else "one")
         else:
@@ -79,7 +80,9 @@ def launch_nodes(script: Any, file: str) -> str:
             elif n is None and inc is None and o.get("hostfile") is None and o.get("H") is None:
                 verdicts.append("unknown")
             else:
-                return ""
+                several = (n is not None and str(getattr(n, "value", "")).isdigit()) or (
+                    inc is not None and isinstance(inc.value, str) and "@" in inc.value)
+                return "many" if several else ""
     if not verdicts:
         return ""
     return "one" if all(v == "one" for v in verdicts) else "unknown"

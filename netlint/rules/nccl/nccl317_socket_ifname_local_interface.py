@@ -84,12 +84,14 @@ class SocketIfnameLocalInterface(Rule):
 def _nodes(ws, env) -> str:
     """How many nodes the training jobs ``env`` reaches run on: "one" (every one of them, e.g.
     `torchrun --nnodes=1`, `deepspeed --include localhost:0,1`), "unknown" (some job's count is not
-    known), else "many" (a job on several nodes, or no job seen: a shared env file, a benchmark)."""
+    known, or no job seen: a shared env file, a benchmark), else "many" (a job on several nodes)."""
     from netlint.nccl import scope
 
     jobs = scope.jobs_for_env(ws, env)
     if not jobs:
-        return getattr(env, "launch_nodes", "") or "many"
+        # no training job netlint modelled: what the script's launches say, else not known (a shared env
+        # file, `python train.py --rank N &` loops): a warning, not the error of a known multi-node job
+        return getattr(env, "launch_nodes", "") or "unknown"
     counts = [job.int("nodes") for job in jobs]
     if all(c == 1 for c in counts):
         return "one"

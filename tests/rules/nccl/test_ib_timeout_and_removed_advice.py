@@ -115,6 +115,8 @@ def test_nccl317_loopback_on_one_node_is_silent_and_on_an_unknown_count_a_warnin
     assert got("deepspeed --include localhost:0,1 train.py") == []
     assert got("deepspeed train.py") == [((2, 27), "warning")]
     assert got("torchrun --nnodes=2 --nproc_per_node=4 train.py") == [((2, 27), "error")]
+    # round 25 (OpenChatKit: `python dist_clm_train.py --rank N &` on one machine, a launch netlint does not model)
+    assert got("python dist_clm_train.py --rank 0 --dist-url tcp://127.0.0.1:7033 &\nwait") == [((2, 27), "warning")]
 
 
 def test_nccl317_an_exclusion_that_lets_loopback_in_is_moot_on_one_node(tmp_path):
