@@ -97,6 +97,8 @@ CLIENT_OPTIMIZER = frozenset({"megatron", "megatron-deepspeed"})
 # HF TrainingArguments' `--deepspeed <config.json>` (a path value; Megatron-DeepSpeed's `--deepspeed` is a
 # switch followed by `--deepspeed_config`): transformers' TrainingArguments.deepspeed
 _HF_DEEPSPEED = re.compile(r"""--deepspeed(?:=|[ \t]+)["']?([^\s"'$]*?\.(?:json|conf|hjson))\b""")
+# the path held in a variable of the script (`--deepspeed ${deepspeed_config_file}`, Chinese-LLaMA-Alpaca-2)
+_HF_DEEPSPEED_VAR = re.compile(r"""--deepspeed(?:=|[ \t]+)["']?\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?["']?(?:\s|$)""")
 # the same argument in a TrainingArguments JSON/YAML file (`"deepspeed": "./train_args/ds_z3.json"`, Firefly's
 # train_args/*.json, read by HfArgumentParser.parse_json_file)
 _HF_DEEPSPEED_KEY = re.compile(r"""(?<![\w-])["']?deepspeed["']?[ \t]*:[ \t]*["']?([^\s"'$,}]*?\.(?:json|conf|hjson))\b""")
@@ -115,6 +117,9 @@ def _hf_deepspeed_paths(ws) -> list[str]:
             continue
         if "--deepspeed" in text:
             out.extend(m.group(1) for m in _HF_DEEPSPEED.finditer(text))
+            for m in _HF_DEEPSPEED_VAR.finditer(text):  # `cfg=ds.json` … `--deepspeed ${cfg}`
+                out.extend(a.group(1) for a in re.finditer(
+                    rf"""^[ \t]*(?:export[ \t]+)?{m.group(1)}=["']?([^\s"'$]*?\.(?:json|conf|hjson))\b""", text, re.M))
         if "deepspeed" in text:
             out.extend(m.group(1) for m in _HF_DEEPSPEED_KEY.finditer(text))
         if "deepspeed_config_file" in text:

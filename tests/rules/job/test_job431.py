@@ -108,3 +108,12 @@ def test_a_conf_config_an_accelerate_job_loads_or_a_path_from_a_folder_up_is_sil
     acc = "distributed_type: DEEPSPEED\ndeepspeed_config:\n  deepspeed_config_file: ../ds/zero.json\n"
     report = lint_repo(tmp_path / "u", {"yaml/deepspeed.yaml": acc, "ds/zero.json": CFG, "ds/other.json": CFG})
     assert [(f.span.file, at(f)) for f in _431(report)] == [("ds/other.json", (1, 22))]
+
+
+def test_config_handed_to_hf_trainer_through_a_variable_is_silent(tmp_path):
+    # round 25 (Chinese-LLaMA-Alpaca-2: deepspeed_config_file=ds_zero2_no_offload.json … --deepspeed ${deepspeed_config_file})
+    run = "cfg=configs/ds.json\ntorchrun --nproc_per_node 1 run_clm.py --deepspeed ${cfg} --output_dir out\n"
+    report = lint_repo(tmp_path / "v", {"configs/ds.json": CFG, "run.sh": run})
+    assert [f for f in report.findings if f.code == "JOB431"] == []
+    other = lint_repo(tmp_path / "o", {"configs/ds.json": CFG, "run.sh": run.replace("${cfg}", "${other}")})
+    assert [at(f) for f in other.findings if f.code == "JOB431"] == [(1, 22)]
