@@ -74,3 +74,10 @@ def test_torchrun_with_one_process_per_node(tmp_path):
     assert [f for f in one.findings if f.code == "NCCL311"] == []
     eight = lint_repo(tmp_path / "eight", {"t.sh": text.format(n=8)})
     assert [at(f) for f in eight.findings if f.code == "NCCL311"] == [(2, 25)]
+
+
+def test_p2p_and_shm_both_disabled_send_intra_node_traffic_over_the_network(tmp_path):
+    # round 25 (microsoft/superbenchmark nccl-bw:gdr-only: NCCL_P2P_DISABLE=1 with NCCL_SHM_DISABLE=1)
+    text = "export NCCL_P2P_DISABLE=1\nexport NCCL_SHM_DISABLE=1\ntorchrun --nproc_per_node 8 train.py\n"
+    (f,) = [f for f in lint_repo(tmp_path, {"env.sh": text}).findings if f.code == "NCCL311"]
+    assert at(f) == (1, 25) and "goes over the network instead of NVLink (NCCL_SHM_DISABLE=1" in f.message

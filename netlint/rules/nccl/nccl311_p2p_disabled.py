@@ -50,6 +50,9 @@ class P2pDisabled(Rule):
                     where = f"line {level.name.span.line}" if level.file == var.file else level.file
                     dead = f"; NCCL_P2P_LEVEL={level.known} ({where}) is then never read"
                     related = (Related(level.span, f"NCCL_P2P_LEVEL={level.known}: not read while P2P is disabled"),)
+                shm = env.get("NCCL_SHM_DISABLE")
+                path = ("over the network instead of NVLink (NCCL_SHM_DISABLE=1 turns off host memory too)"
+                        if shm is not None and ivalue(shm) == 1 else "through host memory instead of NVLink")
                 yield self.finding("NCCL_P2P_DISABLE=1 turns off GPU peer-to-peer: intra-node traffic goes "
-                                   f"through host memory instead of NVLink (a debugging setting){dead}",
+                                   f"{path} (a debugging setting){dead}",
                                    var.span, key=var.key, related=related)
