@@ -52,26 +52,12 @@ def is_train_config(root: Any) -> bool:
 def flagscale_job(file: str, root: MapNode, abspath: Path | None = None) -> TrainingJob:
     job = TrainingJob(file=file, span=root.span, framework="megatron", launcher="flagscale")
     r = _Resolver(root)
-
-    def find(key: str) -> str | None:
-        # flattened: a key counts wherever it sits under system/model/data (system.precision.bf16)
-        for part in ("system", "model", "data"):
-            got = _find(root.get(part), key, part)
-            if got is not None:
-                return got
-        return None
-
-    for field, key in _SIZES:
-        path = find(key)
-        s = r.scalar(path) if path is not None else None
-        v = as_int(s) if s is not None else None
-        if v is not None:
-            setattr(job, field, v)
-    for field, key in _FLAGS + (("bf16", "bf16"), ("fp16", "fp16")):
-        path = find(key)
-        s = r.scalar(path) if path is not None else None
-        v = as_bool(s) if s is not None else None
-        if v is not None and v.value:
+    paths = _key_paths(root)  # flattened: a key counts wherever it sits under system/model/data
+    for field, key, read in [(f, k, as_int) for f, k in _SIZES] + \
+            [(f, k, as_bool) for f, k in _FLAGS + (("bf16", "bf16"), ("fp16", "fp16"))]:
+        s = r.scalar(paths[key]) if key in paths else None
+        v = read(s) if s is not None else None
+        if v is not None and (read is as_int or v.value):
             setattr(job, field, v)
     if job.bf16 is not None:
         job.dtype = typed(job.bf16, "bf16")
@@ -182,14 +168,18 @@ def _flags(job: TrainingJob, root: MapNode) -> None:
             walk(section, 0)
 
 
-def _find(node: Any, key: str, path: str, depth: int = 0) -> str | None:
-    """The dotted path of ``key`` in ``node`` (at ``path``) or in a mapping below it, nearest first."""
-    if not isinstance(node, MapNode) or depth > 4:
-        return None
-    if key in node:
-        return f"{path}.{key}"
-    for k, v in node.items():
-        got = _find(v, key, f"{path}.{k}", depth + 1) if isinstance(v, MapNode) else None
-        if got is not None:
-            return got
-    return None
+def _key_paths(root: MapNode) -> dict[str, str]:
+    """Each key of the three sections → its dotted path, the nearest first: ``system`` before ``model``
+    before ``data``, a shallower key before a deeper one (``system.precision.bf16``)."""
+    paths: dict[str, str] = {}
+    for part in ("system", "model", "data"):
+        level = [(root.get(part), part)]
+        for _ in range(5):
+            below = []
+            for node, path in level:
+                if isinstance(node, MapNode):
+                    for k, v in node.items():
+                        paths.setdefault(k, f"{path}.{k}")
+                        below.append((v, f"{path}.{k}"))
+            level = below
+    return paths
