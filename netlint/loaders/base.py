@@ -175,6 +175,8 @@ def is_shell_trace(text: str) -> bool:
     """Saved ``set -x`` output (bash(1): each traced command is printed after PS4, ``+ `` by default, one
     ``+`` per level of nesting), not a script: most of its non-blank lines start with ``+ ``. No script
     starts a line so (``+`` would be the name of the command)."""
+    if not text.startswith("+") and "\n+" not in text:  # every shell file is asked: most have no such line
+        return False
     lines = [ln for ln in text.splitlines()[:400] if ln.strip()]
     traced = sum(1 for ln in lines if ln.startswith(("+ ", "++ ", "+++ ")))
     return traced >= 3 and 2 * traced >= len(lines)

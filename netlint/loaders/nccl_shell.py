@@ -89,11 +89,6 @@ class ShellEnvLoader(Loader):
         yield from _written_profiles(script, {id(hd) for hd, _ in confs})
         yield from _srun_export_lists(script, src.path)
         yield from shell_read_findings(script)   # the same as the job loader's: the engine keeps one
-        from netlint.jobs.sbatch_header import late_directive
-
-        late = late_directive(src.text, src.path)   # a batch script's header (JOB423), as the job loader's
-        if late is not None:
-            yield late
 
 
 def env_of_script(file: str, script: Any, conf_bodies: list | None = None):

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from netlint.workspace import Workspace
 
 _ALLEXPORT = re.compile(r"^\s*set\s+(-[a-zA-Z]*a|-o\s+allexport)", re.M)
+_EXPANDED = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
 # NCCL's names and those of the stacks a launch loads beside it (libfabric and aws-ofi-nccl, PyTorch's
 # ProcessGroupNCCL, UCX, libibverbs): each read from the process environment only
 JUDGED = ("NCCL_", "FI_", "OFI_NCCL_", "TORCH_NCCL_", "UCX_", "RDMAV_")
@@ -41,11 +42,13 @@ def unexported(ws: "Workspace") -> list[tuple[Any, Any, dict[str, str]]]:
             texts = {f: w.text(f) or "" for f in files}
             if any(_ALLEXPORT.search(t) for t in texts.values()):
                 continue
+            used = None  # the names the env's files expand (`$NCCL_X`, `${NCCL_X}`), found once per env
             for var in env.variables:
                 if not var.key.startswith(JUDGED) or var.exported or var.how != "assign" or var.conditional:
                     continue
-                used = re.compile(r"\$\{?" + re.escape(var.key) + r"\b")
-                if not any(used.search(t) for t in texts.values()):
+                if used is None:
+                    used = {m for t in texts.values() for m in _EXPANDED.findall(t)}
+                if var.key not in used:
                     out.append((env, var, texts))
         return out
 

@@ -31,4 +31,4 @@ class SbatchDirectiveAfterCommand(Rule):
     name = "sbatch-directive-after-command"
     severity = Severity.WARNING
     summary = "#SBATCH after the first command: sbatch ignores it"
-    engine_only = True  # the shell readers report it (netlint.jobs.sbatch_header)
+    engine_only = True  # the job shell loader reports it (netlint.jobs.sbatch_header), for every batch script
