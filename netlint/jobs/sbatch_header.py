@@ -1,5 +1,5 @@
 """JOB423: the ``#SBATCH`` lines of a batch script that sbatch no longer reads, found in its text by the
-job shell loader, which reads any script with ``#SBATCH`` lines whether or not it models a launch in it)."""
+job shell loader, which reads any script with ``#SBATCH`` lines whether or not it models a launch in it."""
 
 from __future__ import annotations
 

@@ -7,7 +7,7 @@ from netlint.rules.base import Rule
 class SbatchDirectiveAfterCommand(Rule):
     """An ``#SBATCH`` line after the script's first command, which sbatch no longer reads.
 
-    **What**: a batch script (a launch script, or a shell file that sets NCCL variables) whose
+    **What**: a batch script (any shell script with `#SBATCH` lines, whatever it runs) whose
     ``#SBATCH`` lines come after its first command (``set -euo pipefail``, ``module load …``). The
     finding is at the first such line, with the command that ended the header.
 
