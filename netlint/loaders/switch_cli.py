@@ -23,7 +23,6 @@ from typing import Any, Iterator
 
 from netlint.findings import Finding, Severity
 from netlint.loaders.base import Loader
-from netlint.located import Span
 from netlint.source import SourceFile
 
 _QOS = re.compile(
@@ -51,17 +50,16 @@ class SwitchCliLoader(Loader):
         return _QOS.search(text) is not None and _CONFIG.search(text) is not None
 
     def load(self, src: SourceFile) -> Iterator[Any]:
-        m = _QOS.search(src.text)
+        from netlint.nccl.build import LineIndex
+
         text = src.text
+        m = _QOS.search(text)
         start = m.start() + len(m.group(0)) - len(m.group(0).lstrip())
-        line = text.count("\n", 0, start) + 1
-        col = start - (text.rfind("\n", 0, start) + 1) + 1
         end = text.find("\n", start)
-        end = len(text) if end < 0 else end
-        written = text[start:end].rstrip()
+        written = text[start:end if end >= 0 else len(text)].rstrip()
         yield Finding("NL012", f"switch QoS in a vendor CLI configuration (`{written[:80]}`): netlint does not read "
                                f"this format (Arista EOS, Cisco NX-OS, Dell OS10, Junos, Onyx …), so the PFC, ECN and DSCP "
                                f"settings of this file are not checked; describe the switch in netlint's native "
                                f"switch YAML to have them checked",
-                      Span(src.path, line, col, line, col + len(written), start, start + len(written)),
+                      LineIndex(src.path, text).span(start, start + len(written)),
                       Severity.INFO, key="switch-cli-unread")
