@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any, Mapping
 
-from netlint.nccl.mpirun import CONTAINER, CONTAINER_FORWARD, NAME, Setting, _forwarded, _hull, _value
+from netlint.nccl.mpirun import CONTAINER, CONTAINER_FORWARD, Setting, _hull, _value, _x
 
 if TYPE_CHECKING:
     from netlint.shell.model import Word
@@ -80,12 +80,12 @@ def settings(argv: list["Word"], environment: Mapping[str, Any] | None = None) -
             program = v.rsplit("/", 1)[-1]
             break
         if isinstance(v, str) and v in _OPTIONS and i + 1 < n:
-            out.extend(_env_word(w, argv[i + 1], environment))
+            out.extend(_x(w, argv[i + 1], environment, CONTAINER, CONTAINER_FORWARD))
             i += 2
             continue
         if isinstance(v, str) and v.startswith(("--env=", "--environment=")):
             cut = v.index("=") + 1
-            out.extend(_env_word(w, w.slice(cut), environment))
+            out.extend(_x(w, w.slice(cut), environment, CONTAINER, CONTAINER_FORWARD))
         elif v == "--runtime-env-json" and i + 1 < n:
             out.extend(_runtime_env(w, argv[i + 1]))
             i += 2
@@ -94,17 +94,6 @@ def settings(argv: list["Word"], environment: Mapping[str, Any] | None = None) -
             out.extend(_runtime_env(w, w.slice(len("--runtime-env-json="))))
         i += 1
     return out, program
-
-
-def _env_word(opt: "Word", arg: "Word", environment) -> list[Setting]:
-    text = arg.text  # unknown pieces show as '…'
-    name_text, eq, _ = text.partition("=")
-    if not NAME.match(name_text):
-        return []
-    name = arg.slice(0, len(name_text))
-    if eq:
-        return [Setting(name, _value(arg.slice(len(name_text) + 1)), CONTAINER, opt, _hull(opt.span, arg.span))]
-    return [Setting(name, _forwarded(name, environment), CONTAINER_FORWARD, opt, _hull(opt.span, arg.span))]
 
 
 _PAIR = re.compile(r'"([A-Za-z_][A-Za-z0-9_]*)"\s*:\s*"([^"\\]*)"')

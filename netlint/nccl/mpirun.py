@@ -176,7 +176,7 @@ def _hull(a: Span, b: Span) -> Span:
     return Span(a.file, a.line, a.col, b.end_line, b.end_col, a.start, b.end)
 
 
-def _x(opt: "Word", arg: "Word", environment, how: str = X) -> Iterator[Setting]:
+def _x(opt: "Word", arg: "Word", environment, how: str = X, forward: str = X_FORWARD) -> Iterator[Setting]:
     text = arg.text  # unknown pieces show as '…', one character each (as Word.slice counts them)
     name_text, eq, _ = text.partition("=")
     if not NAME.match(name_text):
@@ -185,7 +185,7 @@ def _x(opt: "Word", arg: "Word", environment, how: str = X) -> Iterator[Setting]
     if eq:
         yield Setting(name, _value(arg.slice(len(name_text) + 1)), how, opt, _hull(opt.span, arg.span))
     else:
-        yield Setting(name, _forwarded(name, environment), X_FORWARD, opt, _hull(opt.span, arg.span))
+        yield Setting(name, _forwarded(name, environment), forward, opt, _hull(opt.span, arg.span))
 
 
 def _pair(opt: "Word", name: "Word", value: "Word", how: str) -> Iterator[Setting]:
