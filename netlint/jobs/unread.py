@@ -222,8 +222,7 @@ def _named(w) -> bool:
 
 
 def _named_text(text: str) -> bool:
-    first = text.split()[0]
-    return ("=" in first or not first.startswith("-")) and all("=" in t or not t.startswith("-") for t in text.split())
+    return all("=" in t or not t.startswith("-") for t in text.split())
 
 
 def _script_under_launcher(cmd: "Command"):
