@@ -51,7 +51,6 @@ class DeepSpeedUnknownKey(Rule):
 
         from netlint.jobs.vendored_deepspeed import fork_keys
 
-        fork = fork_keys(ws)  # a DeepSpeed fork in the repository reads keys of its own
         for cfg in ds_configs(ws):
             root = cfg.root
             checks = [((), root, ds_keys.TOP, "top", Severity.WARNING)]
@@ -66,7 +65,9 @@ class DeepSpeedUnknownKey(Rule):
                     checks.append(((sec,), root.get(sec), known, "ignored", Severity.WARNING))
             for path, node, known, mode, sev in checks:
                 for k in node:
-                    if k in known or not isinstance(k, str) or k in fork:
+                    # a DeepSpeed fork in the repository reads keys of its own; looked for only once a key
+                    # is unknown, as the search walks two folder levels of the repository
+                    if k in known or not isinstance(k, str) or k in fork_keys(ws):
                         continue
                     hint = close_match(k, tuple(sorted(known)), 0.75)
                     if hint and not _slip(k, hint):
