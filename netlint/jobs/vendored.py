@@ -16,6 +16,7 @@ from __future__ import annotations
 import posixpath
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -62,34 +63,54 @@ def attach_vendored(job: "TrainingJob", abspath: Path | None) -> None:
     script, up = found if found is not None else (abspath.parent / entry, "")
     # the fork beside the entry script, or one or two folders up when the script sits in the fork's
     # tools/ or examples/… (those scripts put the fork's root on sys.path: tools/generate_samples_gpt.py)
-    lifted = ""
+    lifted, fork = "", None
     for depth, folder in enumerate((script.parent, *list(script.parent.parents)[:2]) if found is not None
                                    else (script.parent,)):
-        texts = _argument_texts(folder / "megatron")
-        if texts:
+        fork = _fork_at(folder / "megatron")
+        if fork is not None:
             lifted = "/".join([".."] * depth)
             break
     own = (read_text(script, _MAX_BYTES) or "") if found is not None else ""
-    if not texts and (by_name or not own):
+    if fork is None and (by_name or not own):
         return
-    flags = frozenset(m.group(1) for t in (*texts, own) for m in _FLAG.finditer(t))
+    flags = frozenset(m.group(1) for m in _FLAG.finditer(own))
     display = posixpath.normpath(posixpath.join(posixpath.dirname(job.file), up, posixpath.dirname(entry), lifted,
                                                 "megatron"))
-    job.vendored = VendoredMegatron(display if texts else "", flags,
-                                    any("CUDA_DEVICE_MAX_CONNECTIONS" in t for t in texts) if texts else None,
-                                    _choice_lists((*texts, own)))
+    if fork is None:
+        job.vendored = VendoredMegatron("", flags, None, _choice_lists((own,)))
+    else:
+        job.vendored = VendoredMegatron(display, fork[0] | flags, fork[1], fork[2] + _choice_lists((own,)))
 
 
-def _argument_texts(package: Path) -> list[str]:
-    """The argument files of a ``megatron/`` package (none when there is no such folder)."""
-    from netlint.safe_read import is_file, read_text
+def _fork_at(package: Path):
+    """(flags, checks CUDA_DEVICE_MAX_CONNECTIONS, choice lists) of the argument files of a ``megatron/``
+    package, or None when it has none. Every job script of a Megatron-LM checkout looks at the same
+    fork, so the reading is kept per state of those files (path, mtime, size) and done once."""
+    import os
+
+    from netlint.safe_read import is_file
 
     files = [package / "arguments.py", package / "training" / "arguments.py"]
     try:
         files += sorted(p / "arguments.py" for p in package.iterdir() if p.is_dir() and p.name != "training")
     except OSError:
-        return []  # no megatron/ folder here
-    return [t for t in (read_text(p, _MAX_BYTES) for p in files if is_file(p)) if t is not None]
+        return None  # no megatron/ folder here
+    try:  # is_file records each path looked at, so a cached result stands only while they stay as they were
+        stamp = tuple((str(p), st.st_mtime_ns, st.st_size) for p in files if is_file(p) for st in (os.stat(p),))
+    except OSError:
+        return None
+    return _read_fork(stamp) if stamp else None
+
+
+@lru_cache(maxsize=32)
+def _read_fork(stamp):
+    from netlint.safe_read import read_text
+
+    texts = [t for t in (read_text(Path(p), _MAX_BYTES) for p, _, _ in stamp) if t is not None]
+    if not texts:
+        return None
+    return (frozenset(m.group(1) for t in texts for m in _FLAG.finditer(t)),
+            any("CUDA_DEVICE_MAX_CONNECTIONS" in t for t in texts), _choice_lists(texts))
 
 
 _CALL = re.compile(r"\badd_argument\(")
